@@ -1,0 +1,37 @@
+"""SITAR: situational distortion scoring for ASR transcripts.
+
+The deterministic core (no torch): :func:`segment` pairs reference and hypothesis spans into gaps
+(CGD, SPEC §2-4) and :func:`score_from_tiers` turns per-gap tiers into the SITAR score (SPEC §5).
+"""
+
+from __future__ import annotations
+
+from sitar._version import __version__
+from sitar.cgd import segment
+from sitar.errors import (
+    CheckpointError,
+    InputError,
+    MissingDependencyError,
+    RecordError,
+    SitarError,
+)
+from sitar.gaps import Gap, Segmentation
+from sitar.targets import MAX_SCORE, normalize_score, score_from_tiers
+from sitar.text import Token, tokenize
+
+__all__ = [
+    "MAX_SCORE",
+    "CheckpointError",
+    "Gap",
+    "InputError",
+    "MissingDependencyError",
+    "RecordError",
+    "Segmentation",
+    "SitarError",
+    "Token",
+    "__version__",
+    "normalize_score",
+    "score_from_tiers",
+    "segment",
+    "tokenize",
+]

@@ -1,0 +1,45 @@
+"""SITAR's exception hierarchy.
+
+Every error the package raises on purpose is a :class:`SitarError`. Messages say what was wrong,
+what was expected versus what was received, and how to fix it. The CLI maps any ``SitarError`` to
+exit code 2 with a one-line message.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckpointError",
+    "InputError",
+    "MissingDependencyError",
+    "RecordError",
+    "SitarError",
+]
+
+
+class SitarError(Exception):
+    """Base class for all errors raised deliberately by SITAR."""
+
+
+class InputError(SitarError, ValueError):
+    """User input is malformed: wrong types, mismatched lengths, bad files, unknown IDs."""
+
+
+class RecordError(InputError):
+    """A data record (JSONL/Parquet line) does not follow the record schema."""
+
+
+class CheckpointError(SitarError):
+    """A checkpoint folder is missing a file or holds an inconsistent configuration."""
+
+
+class MissingDependencyError(SitarError, ImportError):
+    """An optional dependency is needed for the requested feature and is not installed."""
+
+    def __init__(self, package: str, feature: str, extra: str | None = None) -> None:
+        hint = f"pip install 'sitar[{extra}]'" if extra else f"pip install {package}"
+        super().__init__(
+            f"{feature} needs the optional package {package!r}; install it with: {hint}"
+        )
+        self.package = package
+        self.feature = feature
+        self.extra = extra
