@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
+from cgd_reference import reference_decompose
 from conftest import KeywordAnalyzer
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cgd_reference import reference_decompose
 from sitar.cgd import decompose, segment
 from sitar.text import tokenize
 
@@ -28,8 +30,10 @@ def test_decompose_matches_reference(u, v):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["the", "a", "to", "send", "not", "it", "do", "uh"]), max_size=25),
-       st.lists(st.sampled_from(["the", "a", "to", "send", "not", "it", "do", "um"]), max_size=25))
+@given(
+    st.lists(st.sampled_from(["the", "a", "to", "send", "not", "it", "do", "uh"]), max_size=25),
+    st.lists(st.sampled_from(["the", "a", "to", "send", "not", "it", "do", "um"]), max_size=25),
+)
 def test_decompose_matches_reference_wordy(u, v):
     assert [(g.ref, g.hyp) for g in decompose(u, v)] == reference_decompose(u, v)
 
@@ -45,7 +49,26 @@ WORDS = [
     "café", "Straße", "naïve", "東京", "uh", "um", "and", "but", "if", "approve", "approved", "search",
     "I", "I'm", "o'clock", "5", "x", "2024", "ß", "Ελλάδα",
 ]  # fmt: skip
-SEPARATORS = [" ", " ", " ", ", ", ". ", "! ", " - ", " — ", "; ", " (", ") ", '"', " ’", "...", "\n", "  ", "-", "."]
+SEPARATORS = [
+    " ",
+    " ",
+    " ",
+    ", ",
+    ". ",
+    "! ",
+    " - ",
+    " — ",
+    "; ",
+    " (",
+    ") ",
+    '"',
+    " ’",
+    "...",
+    "\n",
+    "  ",
+    "-",
+    ".",
+]
 
 
 @st.composite
@@ -95,9 +118,11 @@ def _check_invariants(ref, hyp, seg):
     # Everything outside the gaps is matched one to one, in order (anchor tokens).
     in_r = {k for g in seg.gaps for k in range(*g.ref_tokens)}
     in_h = {k for g in seg.gaps for k in range(*g.hyp_tokens)}
-    assert [r[k] for k in range(len(r)) if k not in in_r] == [h[k] for k in range(len(h)) if k not in in_h]
+    assert [r[k] for k in range(len(r)) if k not in in_r] == [
+        h[k] for k in range(len(h)) if k not in in_h
+    ]
     # Consecutive gaps are separated by at least one anchor token on both sides.
-    for a, b in zip(seg.gaps, seg.gaps[1:]):
+    for a, b in itertools.pairwise(seg.gaps):
         assert b.ref_tokens[0] > a.ref_tokens[1] and b.hyp_tokens[0] > a.hyp_tokens[1]
     # Character spans and texts.
     for gap in seg.gaps:
@@ -113,7 +138,11 @@ def _check_invariants(ref, hyp, seg):
             assert _norms(piece) == [t.norm for t in toks[ts:te]]
     # Single-gap hypotheses: the reference tokens with one gap replaced.
     for gap in seg.gaps:
-        expected = r[: gap.ref_tokens[0]] + h[gap.hyp_tokens[0] : gap.hyp_tokens[1]] + r[gap.ref_tokens[1] :]
+        expected = (
+            r[: gap.ref_tokens[0]]
+            + h[gap.hyp_tokens[0] : gap.hyp_tokens[1]]
+            + r[gap.ref_tokens[1] :]
+        )
         assert _norms(seg.single_gap_hypothesis(gap.index)) == expected
     # Applying every gap gives the hypothesis tokens.
     assert _norms(seg.apply(range(len(seg.gaps)))) == h
@@ -122,7 +151,13 @@ def _check_invariants(ref, hyp, seg):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(related_pairs(), st.booleans())
-@example(("I haven’t approved it yet. The figures look right.", "I I haven't approved it yet. Most of the figures look right"), True)
+@example(
+    (
+        "I haven’t approved it yet. The figures look right.",
+        "I I haven't approved it yet. Most of the figures look right",
+    ),
+    True,
+)
 @example(("5.x and 7", "5.7 and 7"), False)
 @example(("1.a 2", "1. 2"), False)
 @example(("", "uh"), True)
