@@ -35,7 +35,7 @@ def test_parallel_text_keeps_every_line(tmp_path):
 def test_parallel_text_length_mismatch(tmp_path):
     ref = _write(tmp_path / "ref.txt", "a\nb\n")
     hyp = _write(tmp_path / "hyp.txt", "a\n")
-    with pytest.raises(InputError, match="has 2 lines.*has 1"):
+    with pytest.raises(InputError, match=r"has 2 lines.*has 1"):
         read_pairs(ref_file=ref, hyp_file=hyp)
 
 
