@@ -21,6 +21,8 @@ from sitar.text import Token, tokenize
 
 __all__ = [
     "MAX_SCORE",
+    "ScoreResult",
+    "Scorer",
     "CheckpointError",
     "Gap",
     "InputError",
@@ -35,3 +37,14 @@ __all__ = [
     "segment",
     "tokenize",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Scorer lives behind a lazy import so that `import sitar` stays light (its runtime imports
+    # onnxruntime/tokenizers only when a checkpoint is loaded, but the module itself is not needed
+    # by users who only segment).
+    if name in ("Scorer", "ScoreResult"):
+        from sitar import scorer
+
+        return getattr(scorer, name)
+    raise AttributeError(f"module 'sitar' has no attribute {name!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from cgd_reference import reference_decompose
-from conftest import KeywordAnalyzer
+from stub_analyzer import KeywordAnalyzer
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

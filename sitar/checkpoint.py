@@ -1,0 +1,459 @@
+"""Reading, validating and writing SITAR checkpoint folders.
+
+A checkpoint is a self-describing folder: ``sitar_config.json`` (schema ``sitar.checkpoint/1``)
+names the backbone, the pair-encoding ``max_length``, the ONNX graph files with their input and
+output names, the tokenizer file, the score scale, the ordinal thresholds, ``rho`` and how the model
+was trained. :class:`CheckpointConfig` is the frozen, validated form of that file; every path in it
+is resolved relative to the folder it was loaded from. Loading never downloads anything: a missing
+key, a wrong schema or a referenced file that does not exist raises
+:class:`~sitar.errors.CheckpointError` naming the key or file. Unknown extra keys are kept and
+written back unchanged by :meth:`CheckpointConfig.save`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import numbers
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sitar._version import __version__
+from sitar.errors import CheckpointError
+from sitar.targets import DEFAULT_RHO, MAX_SCORE
+
+__all__ = [
+    "CHECKPOINT_SCHEMA",
+    "CONFIG_FILE",
+    "DEFAULT_THRESHOLDS",
+    "ONNX_INPUTS",
+    "ONNX_VARIANTS",
+    "CheckpointConfig",
+    "OnnxConfig",
+    "default_checkpoint_path",
+]
+
+#: Schema id of ``sitar_config.json``; bump on incompatible changes.
+CHECKPOINT_SCHEMA = "sitar.checkpoint/1"
+#: Name of the config file inside a checkpoint folder.
+CONFIG_FILE = "sitar_config.json"
+#: ONNX file variants a checkpoint may ship.
+ONNX_VARIANTS = ("fp32", "int8")
+#: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it.
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+#: SPEC §7 ordinal thresholds on the raw scale.
+DEFAULT_THRESHOLDS = (1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 2.0)
+
+_REQUIRED_KEYS = ("schema", "name", "backbone", "max_length", "onnx", "tokenizer")
+_REQUIRED_ONNX_KEYS = ("files", "inputs", "outputs")
+# Top-level keys that map onto dataclass fields; anything else is preserved in ``extra``.
+_KNOWN_KEYS = (
+    "schema",
+    "name",
+    "backbone",
+    "max_length",
+    "onnx",
+    "tokenizer",
+    "score_scale",
+    "thresholds",
+    "rho",
+    "loss_weights",
+    "training_config_hash",
+    "training",
+    "sitar_version",
+    "created",
+)
+_KNOWN_ONNX_KEYS = ("files", "default", "inputs", "outputs", "opset")
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _bad(where: str, message: str) -> CheckpointError:
+    return CheckpointError(f"{where}: {message}")
+
+
+def _check_str(value: Any, key: str, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _bad(where, f"{key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _check_optional_str(value: Any, key: str, where: str) -> str | None:
+    return None if value is None else _check_str(value, key, where)
+
+
+def _check_number(value: Any, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise _bad(where, f"{key!r} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _check_relative(path: str, key: str, where: str) -> str:
+    """Referenced files must stay inside the checkpoint folder (no absolute paths, no ``..``)."""
+    p = Path(path)
+    if p.is_absolute() or ".." in p.parts:
+        raise _bad(where, f"{key!r} must be a path relative to the checkpoint folder, got {path!r}")
+    return path
+
+
+@dataclass(frozen=True)
+class OnnxConfig:
+    """The ``onnx`` section: graph files per variant, the default variant, input/output names."""
+
+    #: Variant (``"fp32"``/``"int8"``) -> file name relative to the folder, or None if absent.
+    files: Mapping[str, str | None] = field(
+        default_factory=lambda: {"fp32": "model.onnx", "int8": "model.int8.onnx"}
+    )
+    #: Variant used when the caller does not choose one; None picks int8 if present, else fp32.
+    default: str | None = "int8"
+    #: Graph input names, exactly the inputs the graph takes.
+    inputs: tuple[str, ...] = ("input_ids", "attention_mask")
+    #: Graph output names; ``score`` (batch,) first, optionally ``ordinal_logits`` (batch, 6).
+    outputs: tuple[str, ...] = ("score", "ordinal_logits")
+    opset: int | None = 17
+    #: Unknown keys of the section, preserved on save.
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str = "onnx") -> OnnxConfig:
+        if not isinstance(data, Mapping):
+            raise _bad(where, f"'onnx' must be a JSON object, got {type(data).__name__}")
+        missing = [k for k in _REQUIRED_ONNX_KEYS if k not in data]
+        if missing:
+            raise _bad(where, f"missing required key(s) {', '.join('onnx.' + k for k in missing)}")
+        files = data["files"]
+        if not isinstance(files, Mapping):
+            raise _bad(where, f"'onnx.files' must be an object, got {type(files).__name__}")
+        checked: dict[str, str | None] = {}
+        for variant, name in files.items():
+            if variant not in ONNX_VARIANTS:
+                raise _bad(
+                    where,
+                    f"unknown ONNX variant {variant!r} in 'onnx.files'; expected {ONNX_VARIANTS}",
+                )
+            checked[variant] = _check_optional_str(name, f"onnx.files.{variant}", where)
+            if checked[variant] is not None:
+                _check_relative(name, f"onnx.files.{variant}", where)
+        if not any(checked.values()):
+            raise _bad(where, "'onnx.files' names no ONNX file; expected at least fp32 or int8")
+        default = data.get("default")
+        if default is not None and not checked.get(default):
+            raise _bad(
+                where,
+                f"'onnx.default' is {default!r} but 'onnx.files' has no file for it; "
+                f"available: {sorted(k for k, v in checked.items() if v)}",
+            )
+        inputs = data["inputs"]
+        if (
+            not isinstance(inputs, (list, tuple))
+            or not inputs
+            or any(not isinstance(x, str) for x in inputs)
+        ):
+            raise _bad(where, f"'onnx.inputs' must be a non-empty list of names, got {inputs!r}")
+        unknown = [x for x in inputs if x not in ONNX_INPUTS]
+        if unknown or "input_ids" not in inputs or len(set(inputs)) != len(inputs):
+            raise _bad(
+                where,
+                f"'onnx.inputs' must be distinct names from {ONNX_INPUTS} including 'input_ids', "
+                f"got {list(inputs)}",
+            )
+        outputs = data["outputs"]
+        if (
+            not isinstance(outputs, (list, tuple))
+            or any(not isinstance(x, str) for x in outputs)
+            or "score" not in outputs
+        ):
+            raise _bad(
+                where, f"'onnx.outputs' must be a list of names with 'score', got {outputs!r}"
+            )
+        opset = data.get("opset")
+        if opset is not None and (isinstance(opset, bool) or not isinstance(opset, int)):
+            raise _bad(where, f"'onnx.opset' must be an integer, got {opset!r}")
+        return cls(
+            files=checked,
+            default=default,
+            inputs=tuple(inputs),
+            outputs=tuple(outputs),
+            opset=opset,
+            extra={k: v for k, v in data.items() if k not in _KNOWN_ONNX_KEYS},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": dict(self.files),
+            "default": self.default,
+            "inputs": list(self.inputs),
+            "outputs": list(self.outputs),
+            "opset": self.opset,
+            **dict(self.extra),
+        }
+
+    @property
+    def available(self) -> tuple[str, ...]:
+        """Variants with a file, in :data:`ONNX_VARIANTS` order."""
+        return tuple(v for v in ONNX_VARIANTS if self.files.get(v))
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """The validated content of ``sitar_config.json`` plus the folder it belongs to.
+
+    Build one by hand (export code) and :meth:`save` it, or :meth:`load` a folder. ``folder`` is
+    None for a config that has not been loaded or saved yet; the path helpers need it.
+    """
+
+    name: str
+    backbone: str
+    max_length: int
+    onnx: OnnxConfig = field(default_factory=OnnxConfig)
+    tokenizer: str = "tokenizer.json"
+    #: Raw scores are clipped to ``[0, score_scale]`` and divided by it (SPEC §7).
+    score_scale: float = MAX_SCORE
+    thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS
+    rho: float = DEFAULT_RHO
+    loss_weights: Mapping[str, float] | None = None
+    training_config_hash: str | None = None
+    training: Mapping[str, Any] | None = None
+    sitar_version: str = __version__
+    created: str = field(default_factory=_utc_now)
+    #: Unknown top-level keys, preserved on save.
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    folder: Path | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        # Validate hand-built configs the same way as loaded ones, and store the normalised values
+        # (e.g. an ``onnx`` dict becomes an OnnxConfig, lists become tuples).
+        checked = self.from_dict(self.to_dict(), folder=self.folder, where="CheckpointConfig")
+        for f in fields(self):
+            object.__setattr__(self, f.name, getattr(checked, f.name))
+
+    # -- (de)serialisation -------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(
+        cls, data: Any, *, folder: str | os.PathLike[str] | None = None, where: str = CONFIG_FILE
+    ) -> CheckpointConfig:
+        """Validate a config mapping; every problem raises :class:`CheckpointError` naming the key."""
+        if not isinstance(data, Mapping):
+            raise _bad(where, f"expected a JSON object, got {type(data).__name__}")
+        missing = [k for k in _REQUIRED_KEYS if k not in data]
+        if missing:
+            raise _bad(where, f"missing required key(s) {', '.join(missing)}")
+        if data["schema"] != CHECKPOINT_SCHEMA:
+            raise _bad(
+                where,
+                f"'schema' is {data['schema']!r}, expected {CHECKPOINT_SCHEMA!r}; this sitar "
+                f"version ({__version__}) cannot read it",
+            )
+        name = _check_str(data["name"], "name", where)
+        backbone = _check_str(data["backbone"], "backbone", where)
+        max_length = data["max_length"]
+        # [CLS] r [SEP] h [SEP] needs three special tokens plus room for text.
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8:
+            raise _bad(where, f"'max_length' must be an integer >= 8, got {max_length!r}")
+        onnx = OnnxConfig.from_dict(data["onnx"], where=where)
+        tokenizer = _check_relative(
+            _check_str(data["tokenizer"], "tokenizer", where), "tokenizer", where
+        )
+        score_scale = _check_number(data.get("score_scale", MAX_SCORE), "score_scale", where)
+        if score_scale <= 0:
+            raise _bad(where, f"'score_scale' must be positive, got {score_scale!r}")
+        thresholds = data.get("thresholds", list(DEFAULT_THRESHOLDS))
+        if not isinstance(thresholds, (list, tuple)):
+            raise _bad(where, f"'thresholds' must be a list of numbers, got {thresholds!r}")
+        thresholds = tuple(_check_number(t, "thresholds", where) for t in thresholds)
+        if any(b <= a for a, b in itertools.pairwise(thresholds)):
+            raise _bad(where, f"'thresholds' must be strictly increasing, got {list(thresholds)}")
+        rho = _check_number(data.get("rho", DEFAULT_RHO), "rho", where)
+        if not 0.0 < rho < 1.0:
+            raise _bad(where, f"'rho' must satisfy 0 < rho < 1, got {rho!r}")
+        loss_weights = data.get("loss_weights")
+        if loss_weights is not None:
+            if not isinstance(loss_weights, Mapping):
+                raise _bad(where, f"'loss_weights' must be an object or null, got {loss_weights!r}")
+            loss_weights = {
+                str(k): _check_number(v, f"loss_weights.{k}", where)
+                for k, v in loss_weights.items()
+            }
+        config_hash = _check_optional_str(
+            data.get("training_config_hash"), "training_config_hash", where
+        )
+        training = data.get("training")
+        if training is not None and not isinstance(training, Mapping):
+            raise _bad(
+                where, f"'training' must be an object or null, got {type(training).__name__}"
+            )
+        version = _check_str(data.get("sitar_version", "unknown"), "sitar_version", where)
+        created = _check_str(data.get("created", "unknown"), "created", where)
+        return cls._from_validated(
+            name=name,
+            backbone=backbone,
+            max_length=max_length,
+            onnx=onnx,
+            tokenizer=tokenizer,
+            score_scale=score_scale,
+            thresholds=thresholds,
+            rho=rho,
+            loss_weights=loss_weights,
+            training_config_hash=config_hash,
+            training=dict(training) if training is not None else None,
+            sitar_version=version,
+            created=created,
+            extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
+            folder=Path(folder) if folder is not None else None,
+        )
+
+    @classmethod
+    def _from_validated(cls, **values: Any) -> CheckpointConfig:
+        # Bypass __post_init__ (the values were just validated) without duplicating field logic.
+        obj = object.__new__(cls)
+        for f in fields(cls):
+            object.__setattr__(obj, f.name, values[f.name])
+        return obj
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object written to ``sitar_config.json`` (``folder`` is not part of it)."""
+        return {
+            "schema": CHECKPOINT_SCHEMA,
+            "name": self.name,
+            "backbone": self.backbone,
+            "max_length": self.max_length,
+            "onnx": self.onnx.to_dict()
+            if isinstance(self.onnx, OnnxConfig)
+            else dict(self.onnx),  # a raw mapping is validated by __post_init__
+            "tokenizer": self.tokenizer,
+            "score_scale": self.score_scale,
+            "thresholds": list(self.thresholds),
+            "rho": self.rho,
+            "loss_weights": dict(self.loss_weights) if self.loss_weights is not None else None,
+            "training_config_hash": self.training_config_hash,
+            "training": dict(self.training) if self.training is not None else None,
+            "sitar_version": self.sitar_version,
+            "created": self.created,
+            **dict(self.extra),
+        }
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str], *, check_files: bool = True) -> CheckpointConfig:
+        """Read and validate ``<folder>/sitar_config.json``.
+
+        With ``check_files`` (the default) the tokenizer and every ONNX file the config names must
+        exist in the folder.
+        """
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise CheckpointError(
+                f"checkpoint folder {str(folder)!r} does not exist or is not a directory; pass a "
+                "folder that contains sitar_config.json, or a Hugging Face repo id"
+            )
+        path = folder / CONFIG_FILE
+        if not path.is_file():
+            raise CheckpointError(
+                f"{str(folder)!r} is not a SITAR checkpoint: {CONFIG_FILE} is missing"
+            )
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise CheckpointError(f"cannot read {path}: {e}") from e
+        config = cls.from_dict(data, folder=folder, where=str(path))
+        if check_files:
+            config.check_files()
+        return config
+
+    def save(self, folder: str | os.PathLike[str] | None = None) -> CheckpointConfig:
+        """Write ``sitar_config.json`` atomically into ``folder`` (default: ``self.folder``).
+
+        Returns the config bound to that folder. Files the config names are not checked here, so
+        export code may write the config before or after the graphs.
+        """
+        target = Path(folder) if folder is not None else self.folder
+        if target is None:
+            raise CheckpointError("save() needs a folder: this config was not loaded from one")
+        target.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=".sitar_config.", suffix=".tmp", dir=target)
+        try:
+            # mkstemp creates the file as 0600; a config is meant to be shared and read.
+            os.chmod(tmp, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target / CONFIG_FILE)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return replace(self, folder=target)
+
+    # -- paths ----------------------------------------------------------------------------
+
+    def _require_folder(self) -> Path:
+        if self.folder is None:
+            raise CheckpointError(
+                f"checkpoint {self.name!r} has no folder; load it with CheckpointConfig.load(folder)"
+            )
+        return self.folder
+
+    def path(self, relative: str) -> Path:
+        """Resolve a file name from the config against the checkpoint folder."""
+        return self._require_folder() / relative
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.path(self.tokenizer)
+
+    def resolve_variant(self, variant: str | None = None) -> str:
+        """The ONNX variant to use: ``variant`` if given, else ``onnx.default``, else int8 if the
+        checkpoint has it, else fp32."""
+        available = self.onnx.available
+        if variant is None:
+            variant = self.onnx.default or ("int8" if "int8" in available else available[0])
+        if variant not in ONNX_VARIANTS:
+            raise CheckpointError(
+                f"unknown ONNX variant {variant!r}; expected one of {ONNX_VARIANTS}"
+            )
+        if variant not in available:
+            raise CheckpointError(
+                f"checkpoint {self.name!r} has no {variant} ONNX file; available: {list(available)}"
+            )
+        return variant
+
+    def onnx_path(self, variant: str | None = None) -> Path:
+        """Path of the ONNX graph for ``variant`` (see :meth:`resolve_variant`)."""
+        return self.path(str(self.onnx.files[self.resolve_variant(variant)]))
+
+    def check_files(self) -> None:
+        """Raise :class:`CheckpointError` naming the first referenced file that does not exist."""
+        folder = self._require_folder()
+        referenced = [("tokenizer", self.tokenizer)] + [
+            (f"onnx.files.{v}", f) for v, f in self.onnx.files.items() if f
+        ]
+        for key, name in referenced:
+            if not (folder / name).is_file():
+                raise CheckpointError(
+                    f"checkpoint {str(folder)!r}: {key!r} names {name!r}, which does not exist in "
+                    "the folder"
+                )
+
+
+def default_checkpoint_path() -> Path:
+    """The packaged default checkpoint folder ``sitar/checkpoints_data/default/``.
+
+    Raises :class:`CheckpointError` when this installation ships none (no default is packaged yet).
+    """
+    folder = Path(__file__).resolve().parent / "checkpoints_data" / "default"
+    if not (folder / CONFIG_FILE).is_file():
+        raise CheckpointError(
+            "no default SITAR checkpoint is packaged with this installation yet; pass a "
+            "checkpoint explicitly: a local folder containing sitar_config.json or a Hugging Face "
+            "repo id, e.g. Scorer.load('path/to/checkpoint') or `sitar score --checkpoint PATH`"
+        )
+    return folder
