@@ -21,13 +21,13 @@ from sitar.text import Token, tokenize
 
 __all__ = [
     "MAX_SCORE",
-    "ScoreResult",
-    "Scorer",
     "CheckpointError",
     "Gap",
     "InputError",
     "MissingDependencyError",
     "RecordError",
+    "ScoreResult",
+    "Scorer",
     "Segmentation",
     "SitarError",
     "Token",

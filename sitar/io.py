@@ -24,7 +24,14 @@ from pathlib import Path
 
 from sitar.errors import InputError
 
-__all__ = ["Pair", "add_pair_input_arguments", "pairs_from_args", "read_pairs"]
+__all__ = [
+    "Pair",
+    "add_pair_input_arguments",
+    "pairs_from_args",
+    "read_kaldi",
+    "read_lines",
+    "read_pairs",
+]
 
 _MAX_LISTED_IDS = 10
 
@@ -36,7 +43,7 @@ class Pair:
     hypothesis: str
 
 
-def _read_lines(path: str | Path) -> list[str]:
+def read_lines(path: str | Path) -> list[str]:
     """Lines of a UTF-8 text file without their line endings; a final newline ends the last line."""
     if str(path) == "-":
         data = sys.stdin.buffer.read()
@@ -68,9 +75,10 @@ def _list_ids(ids: Sequence[str]) -> str:
     return shown + more
 
 
-def _read_kaldi(path: str | Path) -> dict[str, str]:
+def read_kaldi(path: str | Path) -> dict[str, str]:
+    """``utt_id -> text`` from a Kaldi-style file; duplicate ids and blank lines are errors."""
     table: dict[str, str] = {}
-    for lineno, line in enumerate(_read_lines(path), start=1):
+    for lineno, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             raise InputError(
                 f"{path}:{lineno}: empty line in a Kaldi-style file (expected 'utt_id text')"
@@ -86,7 +94,7 @@ def _read_kaldi(path: str | Path) -> dict[str, str]:
 def _read_jsonl(path: str | Path) -> list[Pair]:
     pairs: list[Pair] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(_read_lines(path), start=1):
+    for lineno, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
@@ -146,7 +154,7 @@ def read_pairs(
     if ref_file is None or hyp_file is None:
         raise InputError("--ref-file and --hyp-file must be given together")
     if file_format == "text":
-        refs, hyps = _read_lines(ref_file), _read_lines(hyp_file)
+        refs, hyps = read_lines(ref_file), read_lines(hyp_file)
         if len(refs) != len(hyps):
             raise InputError(
                 f"parallel files differ in length: {ref_file} has {len(refs)} lines, "
@@ -156,7 +164,7 @@ def read_pairs(
             Pair(str(i), r, h) for i, (r, h) in enumerate(zip(refs, hyps, strict=True), start=1)
         ]
     if file_format == "kaldi":
-        refs_k, hyps_k = _read_kaldi(ref_file), _read_kaldi(hyp_file)
+        refs_k, hyps_k = read_kaldi(ref_file), read_kaldi(hyp_file)
         missing = [u for u in refs_k if u not in hyps_k]
         extra = [u for u in hyps_k if u not in refs_k]
         if missing or extra:

@@ -47,6 +47,7 @@ from sitar.text import Token, tokenize
 
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
+    from sitar.diagnostics import Explanation
 
 __all__ = [
     "AGGREGATION",
@@ -485,6 +486,12 @@ class Scorer:
 
     def _fits(self, reference: str, hypothesis: str) -> bool:
         return self.encoder.pair_length(reference, hypothesis) <= self.max_length
+
+    def explain(self, reference: str, hypothesis: str, *, batch_size: int = 32) -> Explanation:
+        """Per-gap severity for one pair: see :func:`sitar.diagnostics.explain`."""
+        from sitar.diagnostics import explain
+
+        return explain(self, reference, hypothesis, batch_size=batch_size)
 
     def windows(self, reference: str, hypothesis: str) -> list[list[tuple[str, str]]]:
         """The model inputs for one pair: ``[[(reference, hypothesis)]]`` when it fits, else the

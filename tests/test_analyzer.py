@@ -66,6 +66,12 @@ SENTENCES: list[tuple[str, str]] = [
     ("ambiguity", "no changes were [made] to the order"),
     ("ambiguity", "customers [want] refunds"),
     ("ambiguity", "the kids [play] outside"),
+    ("ambiguity", "Search results [appear] here"),
+    (
+        "ambiguity",
+        "Everyone from the sales team must [attend], but warehouse staff can [join] online",
+    ),
+    ("hyphen", "We've [kept] your room, but check-in has [moved] to the side entrance"),
     ("ambiguity", "The figures [look] right, but the results page is empty"),
     ("ambiguity", "the lights [keep] [flickering] in the kitchen"),
     ("ambiguity", "in order to [book] a room"),
@@ -173,6 +179,13 @@ SENTENCES: list[tuple[str, str]] = [
     ("asr", "thanks for your help"),
     ("asr", "i [wanna] [book] a flight"),
     ("asr", "my phone [keeps] [crashing]"),
+    ("asr", "so like the the app [keeps] like [logging] me out"),
+    ("asr", "um yeah i just [wanted] to like [check] my balance"),
+    ("asr", "i've been on hold for like an hour"),
+    ("asr", "it [looks] like rain"),
+    ("asr", "do you [like] it"),
+    ("asr", "[hold] on [let] me [find] my card"),
+    ("asr", "the agent [told] me to [reset] my password but the link doesn't [work]"),
     ("asr", "there [seems] to be a problem"),
     ("asr", "i was [wondering] if you could [help] me"),
     ("asr", "they had already [left] when we [arrived]"),
@@ -195,14 +208,21 @@ SENTENCES: list[tuple[str, str]] = [
 
 # Genuine limitations of the lexicon rules, kept visible (sentence -> reason).
 XFAIL = {
+    "[bring] a snack, but not the chocolate bars": (
+        "a clause-final -s word after a noun that is not itself a verb is read as its verb"
+    ),
+    "The train now [standing] at platform four is late": (
+        "an -ing form with a noun reading after a noun is a verb only when an object follows"
+    ),
+    "there's no fee for [switching]": (
+        "after a preposition an -ing form with a noun reading needs an object to count as a verb"
+    ),
+    "yes I do": "elliptical do (no verb after it) is read as a main verb",
     "[let] her [go]": (
         "'her' before a noun-capable word is read as a determiner, so 'go' becomes a noun"
     ),
     "things that [change] quickly": (
         "after 'that' only -s/past forms are verbs; a relative clause with a plural antecedent is missed"
-    ),
-    "Search results [appear] here": (
-        "a clause-initial noun/verb word before another noun is read as an imperative"
     ),
 }
 

@@ -100,3 +100,19 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
         check=True,
     ).stdout
     assert str(env_dir) in where
+
+
+def test_default_analyzer_does_not_load_spacy_or_torch():
+    """lemminflect imports spaCy (and through it often torch) when spaCy is installed; the lexicon
+    analyzer hides that hook, so segmenting stays light even in a full dev environment."""
+    code = (
+        "import sys, json, sitar;"
+        "seg = sitar.segment('we search the files', 'we searched the file');"
+        f"print(json.dumps([len(seg.gaps), [m for m in {HEAVY!r} if m in sys.modules]]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    n_gaps, loaded = json.loads(out)
+    assert n_gaps >= 1
+    assert set(loaded) <= {"lemminflect"}

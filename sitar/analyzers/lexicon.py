@@ -21,8 +21,13 @@ every signature.
 from __future__ import annotations
 
 import functools
+import importlib.abc
+import importlib.metadata
+import importlib.util
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sitar.errors import InputError, MissingDependencyError
 from sitar.text import APOSTROPHES, Token
@@ -168,6 +173,8 @@ _CLAUSE_PUNCTUATION = frozenset(".!?;:,…–—\n")
 _SENTENCE_PUNCTUATION = frozenset(".!?:…\n")
 
 _AUX_TAGS = frozenset({"BE", "HAVE", "MOD"})
+#: Static classes after which a bare "like" may be a verb (I like, would you like, to like).
+_LIKE_VERB_AFTER = frozenset({"SUBJ", "PRON", "MOD", "DOF", "TO", "HAVE"})
 _DET_LIKE = frozenset({"DET", "POSS", "NUM"})
 
 
@@ -195,10 +202,42 @@ class _Lex:
 _NO_LEX = _Lex(frozenset(), frozenset(), False)
 
 
+class _BlockSpacy(importlib.abc.MetaPathFinder):
+    """Makes ``import spacy`` fail while lemminflect is imported (see :func:`_lemminflect`)."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if fullname == "spacy" or fullname.startswith("spacy."):
+            raise ImportError("spaCy is hidden while the lexicon analyzer imports lemminflect")
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _lemminflect() -> Any:
+    """Import lemminflect without its spaCy hook.
+
+    ``import lemminflect`` imports spaCy when it is installed (to register token extensions), and
+    spaCy pulls in thinc and often torch: tens of seconds, for a feature we do not use. When spaCy
+    is not imported yet, hide it for the duration of the import. (Consequence: lemminflect's
+    ``Token._.lemma``/``._.inflect`` spaCy extensions are not registered by us; users who want them
+    import spaCy before lemminflect, in which case this hiding does not happen.)
+    """
+    if "spacy" in sys.modules or "lemminflect" in sys.modules:
+        import lemminflect
+
+        return lemminflect
+    blocker = _BlockSpacy()
+    sys.meta_path.insert(0, blocker)
+    try:
+        import lemminflect
+    finally:
+        sys.meta_path.remove(blocker)
+    return lemminflect
+
+
 @functools.lru_cache(maxsize=65536)
 def _lookup(word: str) -> _Lex:
     """Lexicon profile of a lower-cased word (cached: it runs for every token of every pair)."""
-    import lemminflect
+    lemminflect = _lemminflect()
 
     lemmas = lemminflect.getAllLemmas(word)
     forms: set[str] = set()
@@ -328,6 +367,15 @@ class _Pass:
             if self.words[i] in _HEDGE_NOUNS and self.words[i + 1] == "of":
                 if i == 0 or self.cls[i - 1] in ("SUBJ", "SUBJ3", "PRON", "ADV", "MOD", "BE"):
                     self.cls[i] = self.cls[i + 1] = "ADV"
+        # Bare "like" not after a subject, modal, do or "to" is a filler or preposition (so like
+        # the app, keeps like logging, looks like rain): transparent for the look-ahead as well.
+        for i in range(n):
+            if self.words[i] == "like":
+                j = i - 1
+                while j >= 0 and self.cls[j] == "ADV" and not self.clause_start[j + 1]:
+                    j -= 1
+                if j < 0 or self.clause_start[j + 1] or self.cls[j] not in _LIKE_VERB_AFTER:
+                    self.cls[i] = "ADV"
         self.tags: list[str] = [""] * n
 
     # --- navigation -------------------------------------------------------------------------
@@ -389,6 +437,12 @@ class _Pass:
             if j >= 0 and (self.tags[j] == "WH" or self.words[j] == "how"):
                 return True
         return False
+
+    def after_compound(self, i: int) -> int | None:
+        """The next non-transparent token after the hyphenated word that starts at ``i``."""
+        while self.hyphen_after[i]:
+            i += 1
+        return self.next_index(i)
 
     def aux_ahead(self, j: int | None) -> bool:
         return j is not None and self.cls[j] in ("BE", "HAVE", "HAVEF", "DOF", "MOD")
@@ -485,6 +539,10 @@ class _Pass:
             return "PROPN"
         if word == "wanna":
             return "VERB"  # want to: a main verb; the next bare verb is an infinitive (R6)
+        if word == "like" and not self.like_is_verb(i, ctx, inverted):
+            return (
+                "ADV"  # filler or preposition: so like the app, looks like rain, for like an hour
+            )
         lex = self.lex[i]
         if not lex.forms:
             if lex.noun or not lex.readings:
@@ -505,6 +563,16 @@ class _Pass:
         if lex.noun and not (lex.forms & {"VBN", "VBD"} and not lex.forms & {"VB", "VBZ", "VBG"}):
             return "NOUN"
         return "ADJ"
+
+    def like_is_verb(self, i: int, ctx: str, inverted: str | None) -> bool:
+        """Bare "like" is a verb only after a subject pronoun or a modal/do-support (I like it,
+        would you like, don't like) or after "to" when no bare verb follows (to like it, not the
+        filler in "to like check"). Elsewhere it is a filler or a preposition."""
+        if ctx == "SUBJ" or ctx == "MOD" or (inverted == "MOD" and ctx in ("SUBJ3", "NOUN")):
+            return True
+        if ctx == "TO":
+            return not self.base_verb_ahead(self.next_index(i))
+        return False
 
     def is_modal_need(self, i: int) -> bool:
         """need/dare are modals before "not" + bare verb (you need not worry)."""
@@ -591,7 +659,9 @@ class _Pass:
            after it (is missing; "going" is always a verb) and a participle from the list of state
            participles with no by-phrase after it (I'm interested, we're married).
         R9 have: after perfect have a participle is a verb (has approved).
-        R10 preposition: after a preposition only an -ing form is a verb (for calling).
+        R10 preposition: after a preposition an -ing form is a verb if it has no noun reading or an
+           object follows (for calling the bank; not for training purposes); a verb-only base
+           form is a verb, the preposition being a particle (hold on let me check).
         R11 what/which: a verb only as -s or past form (what happened) not (which plan).
         R12 subject pronoun: after I/we/they/you/who a verb; after he/she/it/there only an -s,
            past or -ing form (it works; not it back).
@@ -608,9 +678,11 @@ class _Pass:
            object (I need help).
         R16 clause start: at the start of a sentence or clause (also after and/because/...), an
            imperative or subject-less verb: base forms are verbs unless an auxiliary follows (Work
-           is hard), a subject pronoun follows (like I said), or an adjective reading stands
-           before to/preposition/end (Ready to go); -s forms are verbs only before an object;
-           -ing forms with a noun reading only before an object (Meeting at noon).
+           is hard, check-in has), a subject pronoun follows (like I said), a noun and then an
+           auxiliary or verb-only word follow (warehouse staff can, Search results appear), or an
+           adjective reading stands before to/preposition/end (Ready to go); -s forms are verbs
+           only before an object; -ing forms with a noun reading only before an object (Meeting
+           at noon). A bare "like" counts only after a subject, modal, do or "to" (see tag()).
         R17 default: verb-only words are verbs, noun/adjective-capable words are not.
         """
         lex = self.lex[i]
@@ -669,6 +741,8 @@ class _Pass:
             return lex.verb_only
         # R10 preposition
         if ctx == "ADP":
+            if lex.verb_only and "VB" in forms:
+                return True  # a particle read as a preposition: hold on, let me check
             return "VBG" in forms and (not lex.noun or self.starts_object(self.next_index(i)))
         # R11 what / which
         if ctx == "WH":
@@ -773,7 +847,7 @@ class _Pass:
                 return True
             plural = ctx == "NOUN" and self.lex[ctx_i].plural_noun
             if plural and not noun_is_verb:
-                return True  # customers want
+                return not self.aux_ahead(self.next_index(i))  # customers want; the sales team must
             if plural:
                 # A plural that is also a verb form (figures, kids, results): a verb unless it is a
                 # compound head (the results page is..., the results page loads, the results page).
@@ -804,8 +878,16 @@ class _Pass:
         if lex.verb_only:
             return True
         if forms & {"VB", "VBP"}:
-            if self.aux_ahead(nxt):
-                return False
+            if self.aux_ahead(nxt) or (
+                self.hyphen_after[i] and self.aux_ahead(self.after_compound(i))
+            ):
+                return False  # Work is hard; check-in has moved
+            if nxt is not None and self.cls[nxt] == "OPEN" and self.lex[nxt].noun:
+                after = self.next_index(nxt)
+                if self.aux_ahead(after) or (
+                    after is not None and self.cls[after] == "OPEN" and self.lex[after].verb_only
+                ):
+                    return False  # noun modifier of a subject: warehouse staff can, search results appear
             if lex.adj and (nxt is None or self.cls[nxt] in ("TO", "ADP")):
                 return False
             return True
@@ -855,15 +937,14 @@ class LexiconAnalyzer:
     name = "lexicon"
 
     def __init__(self) -> None:
+        # Only check that lemminflect is there; importing it (and loading its tables) waits for
+        # the first lookup, so building the analyzer for a signature costs nothing.
+        if importlib.util.find_spec("lemminflect") is None:
+            raise MissingDependencyError("lemminflect", "the default lexicon analyzer")
         try:
-            import lemminflect
-        except ImportError as e:
-            raise MissingDependencyError("lemminflect", "the default lexicon analyzer") from e
-        version = getattr(lemminflect, "__version__", None)
-        if version is None:
-            from importlib.metadata import version as dist_version
-
-            version = dist_version("lemminflect")
+            version = importlib.metadata.version("lemminflect")
+        except importlib.metadata.PackageNotFoundError:
+            version = getattr(_lemminflect(), "__version__", "unknown")
         self._id = f"lexicon-{RULES_VERSION}+lemminflect-{version}"
 
     @property
