@@ -1,0 +1,334 @@
+"""Chat clients for the annotator: one small protocol and an OpenAI-compatible HTTP implementation.
+
+:class:`ChatClient` is all the pipeline needs: ``complete(messages, seed=...) -> ChatResult``.
+:class:`OpenAIChatClient` talks to any ``POST {base_url}/chat/completions`` endpoint (OpenAI,
+DeepSeek, vLLM, llama.cpp's server). It reads the API key from an environment variable (never
+from a config file), retries 429, 5xx, timeouts and connection errors with exponential backoff
+and full jitter (honouring ``Retry-After``), bounds concurrency and requests per minute, and
+accounts tokens and cost from each response's ``usage``. A budget cap is checked before every
+request: once spending reaches it, :class:`BudgetExceeded` is raised and no request is sent.
+
+Errors: :class:`TransportError` (retries exhausted: the call is *not* recorded, so a later resume
+tries again) and :class:`EndpointError` (a non-retryable 4xx such as a wrong key or model name:
+the run stops).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from sitar.errors import InputError, MissingDependencyError, SitarError
+
+__all__ = [
+    "BudgetExceeded",
+    "ChatClient",
+    "ChatResult",
+    "ClientConfig",
+    "EndpointError",
+    "OpenAIChatClient",
+    "TransportError",
+    "Usage",
+]
+
+
+class TransportError(SitarError):
+    """The endpoint could not be reached or kept failing after all retries."""
+
+
+class EndpointError(SitarError):
+    """The endpoint refused the request in a way retrying cannot fix (for example 401 or 404)."""
+
+
+class BudgetExceeded(SitarError):
+    """The configured budget cap is reached; no further requests are sent."""
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One completed request: the answer text and the usage the endpoint reported."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    model: str
+    #: Number of HTTP requests this result took (1 + retries).
+    requests: int = 1
+
+
+class ChatClient(Protocol):
+    """What the pipeline needs from an annotator backend."""
+
+    @property
+    def model(self) -> str: ...
+
+    def complete(
+        self, messages: Sequence[Mapping[str, str]], *, seed: int | None = None
+    ) -> ChatResult: ...
+
+
+@dataclass
+class ClientConfig:
+    """Settings of one OpenAI-compatible endpoint. Saved with every run (the key itself never)."""
+
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    #: Name of the environment variable that holds the API key (empty: send no key, e.g. vLLM).
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 1.0
+    #: Base seed; round/reviewer ``k`` sends ``seed + k``. None: send no seed.
+    seed: int | None = None
+    #: Ask for ``response_format: {"type": "json_object"}`` (OpenAI, DeepSeek, vLLM, llama.cpp).
+    json_mode: bool = True
+    max_tokens: int | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+    #: Concurrent requests at most (to this endpoint).
+    concurrency: int = 4
+    #: Requests per minute at most; None for no limit.
+    rpm: float | None = None
+    #: Prices in currency units per one million tokens, for cost accounting and the budget.
+    price_input_per_mtok: float = 0.0
+    price_output_per_mtok: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise InputError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        if not self.model:
+            raise InputError("model must be a non-empty model name")
+        for name in ("timeout_s", "backoff_base_s", "backoff_max_s"):
+            if getattr(self, name) <= 0:
+                raise InputError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if self.max_retries < 0 or self.concurrency < 1:
+            raise InputError("max_retries must be >= 0 and concurrency >= 1")
+        if self.rpm is not None and self.rpm <= 0:
+            raise InputError(f"rpm must be > 0 or null, got {self.rpm!r}")
+        if self.price_input_per_mtok < 0 or self.price_output_per_mtok < 0:
+            raise InputError("prices must be >= 0")
+
+    def api_key(self) -> str | None:
+        """The API key from the environment (None when ``api_key_env`` is empty)."""
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise InputError(
+                f"the API key variable {self.api_key_env} is not set; export it, or set "
+                "api_key_env to '' (--api-key-env '') for endpoints that need no key (e.g. vLLM)"
+            )
+        return key
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ClientConfig:
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise InputError(
+                f"unknown client setting(s) {unknown}; known: {sorted(cls.__dataclass_fields__)}"
+            )
+        return cls(**data)
+
+
+@dataclass
+class Usage:
+    """Thread-safe running totals of tokens, cost and requests."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    requests: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, *, prompt: int = 0, completion: int = 0, cost: float = 0.0, requests: int = 0):
+        with self._lock:
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+            self.cost += cost
+            self.requests += requests
+
+
+class _RateLimiter:
+    """At most ``rpm`` request starts in any sliding 60-second window."""
+
+    def __init__(self, rpm: float | None, clock: Callable[[], float] = time.monotonic) -> None:
+        self._rpm = rpm
+        self._clock = clock
+        self._starts: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def acquire(self) -> None:
+        if self._rpm is None:
+            return
+        limit = max(1, int(self._rpm))
+        while True:
+            with self._lock:
+                now = self._clock()
+                while self._starts and now - self._starts[0] >= 60.0:
+                    self._starts.popleft()
+                if len(self._starts) < limit:
+                    self._starts.append(now)
+                    return
+                wait = 60.0 - (now - self._starts[0])
+            time.sleep(max(wait, 0.001))
+
+
+class OpenAIChatClient:
+    """An OpenAI-compatible ``/chat/completions`` client with retries, limits and accounting."""
+
+    def __init__(
+        self,
+        config: ClientConfig,
+        *,
+        budget: float | None = None,
+        usage: Usage | None = None,
+        spent: float = 0.0,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        try:
+            import httpx
+        except ImportError as e:
+            raise MissingDependencyError("httpx", "the OpenAI-compatible client", "annotate") from e
+        self._httpx = httpx
+        self.config = config
+        self.budget = budget
+        #: Totals of this process (shared between clients when the same object is passed).
+        self.usage = usage if usage is not None else Usage()
+        self._spent_before = spent
+        self._rng = rng or random.Random()
+        self._sleep = sleep
+        self._sem = threading.BoundedSemaphore(config.concurrency)
+        self._limiter = _RateLimiter(config.rpm)
+        headers = {"Content-Type": "application/json"}
+        key = config.api_key()
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        self._http = httpx.Client(
+            base_url=config.base_url.rstrip("/"),
+            headers=headers,
+            timeout=httpx.Timeout(config.timeout_s),
+            limits=httpx.Limits(max_connections=config.concurrency),
+        )
+
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> OpenAIChatClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def spent(self) -> float:
+        """Cost so far, including what earlier runs of the same journal spent."""
+        return self._spent_before + self.usage.cost
+
+    def _check_budget(self) -> None:
+        if self.budget is not None and self.spent >= self.budget:
+            raise BudgetExceeded(
+                f"budget cap {self.budget} reached (spent {self.spent:.6f}); raise --budget and "
+                "resume to continue"
+            )
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        cap = min(self.config.backoff_max_s, self.config.backoff_base_s * 2.0**attempt)
+        delay = self._rng.uniform(0.0, cap)  # full jitter
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.config.backoff_max_s))
+        return delay
+
+    def complete(
+        self, messages: Sequence[Mapping[str, str]], *, seed: int | None = None
+    ) -> ChatResult:
+        """Send one chat request; returns the first choice's text and its usage."""
+        cfg = self.config
+        body: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": [dict(m) for m in messages],
+            "temperature": cfg.temperature,
+        }
+        if seed is not None:
+            body["seed"] = seed
+        if cfg.json_mode:
+            body["response_format"] = {"type": "json_object"}
+        if cfg.max_tokens is not None:
+            body["max_tokens"] = cfg.max_tokens
+        last = ""
+        for attempt in range(cfg.max_retries + 1):
+            self._check_budget()
+            self._limiter.acquire()
+            retry_after: float | None = None
+            with self._sem:
+                try:
+                    response = self._http.post("/chat/completions", json=body)
+                except self._httpx.TransportError as e:  # timeouts and connection errors
+                    response = None
+                    last = f"{type(e).__name__}: {e}"
+            self.usage.add(requests=1)
+            if response is not None:
+                status = response.status_code
+                if status == 200:
+                    return self._result(response, attempt + 1)
+                last = f"HTTP {status}: {response.text[:200]}"
+                if status != 429 and status < 500:
+                    raise EndpointError(
+                        f"{cfg.base_url} answered {last}; check the model name, API key "
+                        f"({cfg.api_key_env or 'none'}) and base_url"
+                    )
+                retry_after = _retry_after(response.headers.get("retry-after"))
+            if attempt < cfg.max_retries:
+                self._sleep(self._backoff(attempt, retry_after))
+        raise TransportError(
+            f"{cfg.base_url}: no answer after {cfg.max_retries + 1} attempts (last: {last})"
+        )
+
+    def _result(self, response: Any, requests: int) -> ChatResult:
+        try:
+            data = response.json()
+            text = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as e:
+            raise TransportError(
+                f"{self.config.base_url} returned a body that is not an OpenAI chat completion: "
+                f"{response.text[:200]!r}"
+            ) from e
+        usage = data.get("usage") or {}
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+        cost = (
+            prompt * self.config.price_input_per_mtok
+            + completion * self.config.price_output_per_mtok
+        ) / 1e6
+        self.usage.add(prompt=prompt, completion=completion, cost=cost)
+        return ChatResult(
+            text=text if isinstance(text, str) else "",
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost=cost,
+            model=str(data.get("model") or self.config.model),
+            requests=requests,
+        )
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None

@@ -1,0 +1,310 @@
+"""Human labels: export a blank annotation sheet, read filled sheets back as records.
+
+This is how a team labels a dev set the way the paper's Appendix C did: one row per gap, showing
+the full reference, the hypothesis, the gap's texts, its single-gap hypothesis and the reference
+with the gap marked ``[[reference text => hypothesis text]]``. People fill ``tier`` with ``T0``,
+``T1`` or ``T2`` (``0``/``1``/``2`` are accepted too) and may fill ``rank``: an integer where 0
+means "no more distortion than the unchanged reference", equal ranks mean ≈ and a higher rank
+means more distortion. A pair without gaps gets one row with an empty ``gap_id`` (its score is 0).
+
+Reading sheets back re-segments each pair and checks that the gap texts still match (a sheet edited
+out of alignment is an :class:`~sitar.errors.InputError` naming the file and line). With several
+sheets (annotators), a gap's tier is the label given by more than half of them. Outcomes: a pair
+with an empty tier is ``unlabeled``; ranks that contradict the tiers (SPEC §6.2) reject it as
+``contradiction``; no majority rejects it as ``no_majority``. Humans assign nominal tiers only, so
+directions are 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation.protocol import round_contradictions
+from annotation.schema import BASELINE, gap_ids
+from sitar import segment
+from sitar.errors import InputError
+from sitar.records import Record
+from sitar.signature import make_signature
+from sitar.targets import DEFAULT_RHO, score_from_tiers
+
+__all__ = ["SHEET_COLUMNS", "SheetImport", "export_sheet", "import_sheets"]
+
+SHEET_COLUMNS = (
+    "pair_id",
+    "gap_id",
+    "reference",
+    "hypothesis",
+    "gap_reference_text",
+    "gap_hypothesis_text",
+    "marked_reference",
+    "single_gap_hypothesis",
+    "tier",
+    "rank",
+    "note",
+)
+_TIER_VALUES = {"T0": 0, "T1": 1, "T2": 2, "0": 0, "1": 1, "2": 2}
+
+
+def _marked(reference: str, span: tuple[int, int], ref_text: str, hyp_text: str) -> str:
+    return f"{reference[: span[0]]}[[{ref_text} => {hyp_text}]]{reference[span[1] :]}"
+
+
+def export_sheet(
+    pairs: Sequence[Any],
+    path: str | Path,
+    *,
+    analyzer: str = "lexicon",
+    max_bridge_tokens: int | None = None,
+) -> int:
+    """Write a blank sheet (CSV if ``path`` ends in ``.csv``, else JSONL); returns the row count."""
+    path = Path(path)
+    rows: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for p in pairs:
+        if p.id in seen:
+            raise InputError(f"duplicate pair id {p.id!r}; ids must be unique")
+        seen.add(p.id)
+        seg = segment(
+            p.reference, p.hypothesis, analyzer=analyzer, max_bridge_tokens=max_bridge_tokens
+        )
+        base = {"pair_id": p.id, "reference": p.reference, "hypothesis": p.hypothesis}
+        if not seg.gaps:
+            rows.append({**dict.fromkeys(SHEET_COLUMNS, ""), **base})
+            continue
+        for gid, gap, h in zip(
+            gap_ids(len(seg.gaps)), seg.gaps, seg.single_gap_hypotheses(), strict=True
+        ):
+            rows.append(
+                {
+                    **dict.fromkeys(SHEET_COLUMNS, ""),
+                    **base,
+                    "gap_id": gid,
+                    "gap_reference_text": gap.ref_text,
+                    "gap_hypothesis_text": gap.hyp_text,
+                    "marked_reference": _marked(
+                        p.reference, gap.ref_span, gap.ref_text, gap.hyp_text
+                    ),
+                    "single_gap_hypothesis": h,
+                }
+            )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".csv":
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=SHEET_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        path.write_text(buf.getvalue(), encoding="utf-8")
+    else:
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
+    return len(rows)
+
+
+def _read_sheet(path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Rows with their ``file:line`` location."""
+    if not path.is_file():
+        raise InputError(f"sheet not found: {path}")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not valid UTF-8; save the sheet as UTF-8") from e
+    out = []
+    if path.suffix.lower() == ".csv":
+        reader = csv.DictReader(io.StringIO(text))
+        missing = [
+            c
+            for c in ("pair_id", "gap_id", "reference", "hypothesis", "tier")
+            if c not in (reader.fieldnames or [])
+        ]
+        if missing:
+            raise InputError(f"{path}: the header lacks column(s) {missing}")
+        for row in reader:
+            out.append((f"{path}:{reader.line_num}", {k: (v or "") for k, v in row.items()}))
+        return out
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{lineno}: invalid JSON ({e.msg})") from e
+        if not isinstance(row, dict):
+            raise InputError(f"{path}:{lineno}: expected a JSON object")
+        out.append((f"{path}:{lineno}", {k: "" if v is None else str(v) for k, v in row.items()}))
+    return out
+
+
+@dataclass
+class SheetImport:
+    """Records for the pairs the sheets label, and the pairs they do not (with reasons)."""
+
+    records: list[Record]
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+
+    def reasons(self) -> dict[str, int]:
+        return dict(Counter(r["reason"] for r in self.rejected))
+
+
+def _parse_tier(value: str, where: str) -> int | None:
+    value = value.strip()
+    if not value:
+        return None
+    if value.upper() not in _TIER_VALUES:
+        raise InputError(f"{where}: tier must be T0, T1 or T2 (or empty), got {value!r}")
+    return _TIER_VALUES[value.upper()]
+
+
+def _parse_rank(value: str, where: str) -> int | None:
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        rank = int(value)
+    except ValueError as e:
+        raise InputError(f"{where}: rank must be a non-negative integer, got {value!r}") from e
+    if rank < 0:
+        raise InputError(f"{where}: rank must be >= 0, got {rank}")
+    return rank
+
+
+def import_sheets(
+    paths: Sequence[str | Path],
+    *,
+    analyzer: str = "lexicon",
+    max_bridge_tokens: int | None = None,
+    rho: float = DEFAULT_RHO,
+) -> SheetImport:
+    """Read one or more filled sheets (one per annotator) into records (see the module doc)."""
+    if not paths:
+        raise InputError("give at least one filled sheet")
+    # pair id -> sheet index -> gap id -> (tier, rank, where)
+    labels: dict[str, dict[int, dict[str, tuple[int | None, int | None, str]]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    texts: dict[str, tuple[str, str, str]] = {}
+    gap_texts: dict[tuple[str, str], tuple[str, str]] = {}
+    order: list[str] = []
+    for s, p in enumerate(paths):
+        for where, row in _read_sheet(Path(p)):
+            pid, gid = row.get("pair_id", ""), row.get("gap_id", "").strip()
+            if not pid:
+                raise InputError(f"{where}: empty pair_id")
+            pair_text = (row.get("reference", ""), row.get("hypothesis", ""))
+            if pid not in texts:
+                texts[pid] = (*pair_text, where)
+                order.append(pid)
+            elif texts[pid][:2] != pair_text:
+                raise InputError(
+                    f"{where}: reference/hypothesis of pair {pid!r} differ from {texts[pid][2]}"
+                )
+            if gid in labels[pid][s]:
+                raise InputError(f"{where}: duplicate row for pair {pid!r} gap {gid!r}")
+            labels[pid][s][gid] = (
+                _parse_tier(row.get("tier", ""), where),
+                _parse_rank(row.get("rank", ""), where),
+                where,
+            )
+            gap_texts.setdefault(
+                (pid, gid), (row.get("gap_reference_text", ""), row.get("gap_hypothesis_text", ""))
+            )
+    result = SheetImport(records=[])
+    sheets = [str(p) for p in paths]
+    for pid in order:
+        reference, hypothesis, where = texts[pid]
+        seg = segment(reference, hypothesis, analyzer=analyzer, max_bridge_tokens=max_bridge_tokens)
+        ids = gap_ids(len(seg.gaps))
+        expected = set(ids) if ids else {""}
+        for s, per_gap in labels[pid].items():
+            if set(per_gap) != expected:
+                raise InputError(
+                    f"{sheets[s]}: pair {pid!r} has gap rows {sorted(per_gap)} but CGD finds "
+                    f"{sorted(expected)}; re-export the sheet with the same analyzer ({seg.analyzer})"
+                )
+        for gid, gap in zip(ids, seg.gaps, strict=True):
+            if gap_texts.get((pid, gid)) not in (None, ("", ""), (gap.ref_text, gap.hyp_text)):
+                raise InputError(
+                    f"{where}: pair {pid!r} {gid} texts {gap_texts[(pid, gid)]} do not match the "
+                    f"segmentation ({gap.ref_text!r} -> {gap.hyp_text!r})"
+                )
+        signature = make_signature(analyzer=seg.analyzer, rho=rho, extra={"annot": "human-sheet-1"})
+        provenance = {"annotator": {"kind": "human", "sheets": sheets, "n": len(labels[pid])}}
+        if not ids:
+            result.records.append(
+                Record(
+                    pid,
+                    reference,
+                    hypothesis,
+                    (),
+                    (),
+                    (),
+                    0.0,
+                    rho=rho,
+                    provenance=provenance,
+                    signature=signature,
+                )
+            )
+            continue
+        reason, detail, tiers = _decide(pid, ids, labels[pid])
+        if reason is not None:
+            result.rejected.append({"id": pid, "reason": reason, "detail": detail})
+            continue
+        result.records.append(
+            Record(
+                id=pid,
+                reference=reference,
+                hypothesis=hypothesis,
+                gaps=tuple(g.to_dict() for g in seg.gaps),
+                tiers=tuple(tiers),
+                directions=(0,) * len(tiers),
+                score=score_from_tiers(tiers, rho=rho),
+                rho=rho,
+                provenance=provenance,
+                signature=signature,
+            )
+        )
+    return result
+
+
+def _decide(
+    pid: str,
+    ids: Sequence[str],
+    per_sheet: dict[int, dict[str, tuple[int | None, int | None, str]]],
+) -> tuple[str | None, str, list[int]]:
+    for s, per_gap in per_sheet.items():
+        empty = [gid for gid in ids if per_gap[gid][0] is None]
+        if empty:
+            return "unlabeled", f"sheet {s}: no tier for {empty}", []
+        ranks = {gid: per_gap[gid][1] for gid in ids}
+        given = [gid for gid, r in ranks.items() if r is not None]
+        if given and len(given) != len(ids):
+            where = per_gap[given[0]][2]
+            raise InputError(
+                f"{where}: pair {pid!r} ranks some gaps but not all; rank every gap or none"
+            )
+        if given:
+            levels = sorted({0, *(r for r in ranks.values() if r is not None)})
+            groups = [[gid for gid in ids if ranks[gid] == lv] for lv in levels]
+            groups[0].insert(0, BASELINE)
+            problems = round_contradictions(
+                groups,
+                {gid: per_gap[gid][0] for gid in ids},  # type: ignore[misc]
+            )
+            if problems:
+                return "contradiction", f"sheet {s}: " + "; ".join(problems), []
+    tiers = []
+    n = len(per_sheet)
+    for gid in ids:
+        votes = Counter(per_gap[gid][0] for per_gap in per_sheet.values())
+        tier, count = votes.most_common(1)[0]
+        if count * 2 <= n:
+            return "no_majority", f"{gid}: labels {dict(votes)} from {n} sheets", []
+        tiers.append(int(tier))  # type: ignore[arg-type]
+    return None, "", tiers

@@ -1,0 +1,130 @@
+"""Human sheets: export a blank sheet, fill it like a person would, read it back as records."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from annotation.__main__ import main
+from annotation.sheets import export_sheet, import_sheets
+from sitar.errors import InputError
+from sitar.io import Pair
+from sitar.records import read_records
+from sitar.targets import score_from_tiers
+
+PAIRS = [
+    Pair("a", "we met alpha today, then we paid bravo", "we met alfa today, then we paid brave"),
+    Pair("b", "nothing changed here", "nothing changed here"),
+    Pair("c", "do not send the draft", "do send the draft"),
+]
+
+
+def _fill_csv(src, dst, labels):
+    with open(src, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        key = (row["pair_id"], row["gap_id"])
+        if key in labels:
+            row["tier"], row["rank"] = labels[key]
+    with open(dst, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+def test_export_fill_import_csv(tmp_path):
+    blank = tmp_path / "blank.csv"
+    assert export_sheet(PAIRS, blank) == 2 + 1 + 1
+    filled = tmp_path / "filled.csv"
+    rows = _fill_csv(
+        blank,
+        filled,
+        {("a", "g1"): ("T0", "0"), ("a", "g2"): ("T1", "1"), ("c", "g1"): ("T2", "")},
+    )
+    assert rows[0]["marked_reference"].startswith("we met [[alpha => alfa]] today")
+    assert rows[0]["single_gap_hypothesis"] == "we met alfa today, then we paid bravo"
+    result = import_sheets([filled])
+    assert result.rejected == []
+    by_id = {r.id: r for r in result.records}
+    assert by_id["a"].tiers == (0, 1) and by_id["a"].directions == (0, 0)
+    assert by_id["a"].score == score_from_tiers([0, 1])
+    assert by_id["b"].gaps == () and by_id["b"].score == 0.0
+    assert by_id["c"].tiers == (2,)
+    assert by_id["a"].provenance["annotator"]["kind"] == "human"
+
+
+def test_unlabeled_contradiction_and_majority(tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    export_sheet(PAIRS, blank)
+    rows = [json.loads(line) for line in blank.read_text().splitlines()]
+
+    def sheet(name, labels):
+        path = tmp_path / name
+        out = []
+        for row in rows:
+            tier, rank = labels.get((row["pair_id"], row["gap_id"]), ("", ""))
+            out.append({**row, "tier": tier, "rank": rank})
+        path.write_text("".join(json.dumps(r) + "\n" for r in out))
+        return path
+
+    # g1 ranked as baseline-equal but labelled T1: a contradiction; pair c left empty.
+    one = sheet("one.jsonl", {("a", "g1"): ("T1", "0"), ("a", "g2"): ("T1", "1")})
+    result = import_sheets([one])
+    assert result.reasons() == {"contradiction": 1, "unlabeled": 1}
+    # Three annotators: majority per gap; two annotators who disagree: no majority.
+    s1 = sheet(
+        "s1.jsonl", {("a", "g1"): ("T0", ""), ("a", "g2"): ("T2", ""), ("c", "g1"): ("2", "")}
+    )
+    s2 = sheet(
+        "s2.jsonl", {("a", "g1"): ("T0", ""), ("a", "g2"): ("T1", ""), ("c", "g1"): ("T2", "")}
+    )
+    s3 = sheet(
+        "s3.jsonl", {("a", "g1"): ("T1", ""), ("a", "g2"): ("T2", ""), ("c", "g1"): ("T2", "")}
+    )
+    result = import_sheets([s1, s2, s3])
+    assert {r.id: r.tiers for r in result.records} == {"a": (0, 2), "b": (), "c": (2,)}
+    result = import_sheets([s1, s2])
+    assert result.reasons() == {"no_majority": 1}
+
+
+def test_misaligned_or_invalid_sheets_are_errors(tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    export_sheet(PAIRS, blank)
+    rows = [json.loads(line) for line in blank.read_text().splitlines()]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps({**r, "tier": "T4"}) + "\n" for r in rows))
+    with pytest.raises(InputError, match=r"bad.jsonl:1: tier must be"):
+        import_sheets([bad])
+    edited = [dict(r) for r in rows]
+    edited[0]["gap_hypothesis_text"] = "something else"
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text("".join(json.dumps(r) + "\n" for r in edited))
+    with pytest.raises(InputError, match="do not match the segmentation"):
+        import_sheets([moved])
+    missing = tmp_path / "missing.jsonl"
+    missing.write_text("".join(json.dumps(r) + "\n" for r in rows[1:]))
+    with pytest.raises(InputError, match="CGD finds"):
+        import_sheets([missing])
+
+
+def test_sheet_cli_round_trip(tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        "".join(
+            json.dumps({"id": p.id, "reference": p.reference, "hypothesis": p.hypothesis}) + "\n"
+            for p in PAIRS
+        )
+    )
+    blank = tmp_path / "sheet.csv"
+    assert main(["export-sheet", "--jsonl", str(pairs), "--out", str(blank)]) == 0
+    filled = tmp_path / "filled.csv"
+    _fill_csv(
+        blank, filled, {("a", "g1"): ("T0", ""), ("a", "g2"): ("T0", ""), ("c", "g1"): ("T2", "")}
+    )
+    out = tmp_path / "records.jsonl"
+    assert main(["import-sheet", str(filled), "--out", str(out)]) == 0
+    assert "wrote 3 records" in capsys.readouterr().out
+    assert [r.id for r in read_records(out)] == ["a", "b", "c"]
