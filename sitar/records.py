@@ -182,6 +182,8 @@ def write_records(path: str | os.PathLike[str], records: Iterable[Record]) -> in
                 n += 1
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp creates the file private (0600); a dataset is meant to be shared.
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,19 @@
+"""Synthetic SITAR supervision with planned tiers (issue #5, part 2).
+
+References from the hand-written pool get planned edits of known tier (T0 anywhere, T1 on inform
+spans, T2 on outcome spans), ASR-like where possible (CMU phonetic neighbours, fillers, restarts,
+number formats). Every pair is segmented with CGD and its targets are computed from per-gap tiers
+with SPEC §5, so the records (``sitar.record/1``) match the LLM annotation pipeline's. Run
+``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GENERATOR_VERSION", "GenerationConfig", "generate_corpus", "map_edits_to_gaps"]
+
+from annotation.synth.generate import (
+    GENERATOR_VERSION,
+    GenerationConfig,
+    generate_corpus,
+    map_edits_to_gaps,
+)

