@@ -1,0 +1,441 @@
+"""Export a trained regressor into a self-describing SITAR checkpoint folder.
+
+The folder follows the checkpoint contract: ``sitar_config.json`` (written through
+:class:`sitar.checkpoint.CheckpointConfig`), ``tokenizer.json`` (the exact fast tokenizer used in
+training), ``model.onnx`` (fp32, TorchScript-based exporter, opset 17, dynamic batch and sequence
+axes), ``model.int8.onnx`` (dynamic int8 quantization, QInt8 per-channel weights), ``parity.json``
+and optionally ``torch/`` (backbone config + full state dict).
+
+Parity is part of export: on real pairs, encoded once with ``tokenizer.json``, the torch model and
+the fp32 graph must agree within a tolerance (max abs diff of the raw score and the ordinal logits),
+and the int8 drift against fp32 (max/mean abs diff, Spearman) is measured and recorded. The folder is
+built in a temporary sibling directory and moved into place only when fp32 parity holds; otherwise
+:class:`ParityError` is raised with the numbers and nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from sitar._version import __version__
+from sitar.checkpoint import CheckpointConfig, OnnxConfig
+from sitar.errors import CheckpointError, InputError, MissingDependencyError
+from sitar.modeling.model import (
+    THRESHOLDS,
+    TORCH_SUBDIR,
+    PairEncoder,
+    SitarRegressor,
+    find_pad_id,
+    save_regressor,
+)
+from sitar.targets import DEFAULT_RHO, MAX_SCORE
+
+__all__ = [
+    "OPSET",
+    "ParityError",
+    "export_checkpoint",
+    "export_onnx",
+    "parity_report",
+    "quantize_int8",
+]
+
+#: ONNX opset of exported graphs.
+OPSET = 17
+OUTPUT_NAMES = ("score", "ordinal_logits")
+FP32_FILE = "model.onnx"
+INT8_FILE = "model.int8.onnx"
+PARITY_FILE = "parity.json"
+TOKENIZER_FILE = "tokenizer.json"
+#: Default tolerance on max |torch - onnx fp32| for the raw score and the ordinal logits.
+DEFAULT_PARITY_ATOL = 2e-4
+
+
+class ParityError(CheckpointError):
+    """The fp32 ONNX graph does not reproduce the torch model within the tolerance."""
+
+
+class _TwoInputs(nn.Module):
+    """Named-argument wrapper so the graph inputs get stable names (no token types)."""
+
+    def __init__(self, model: SitarRegressor) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> tuple[Tensor, Tensor]:
+        return self.model(input_ids=input_ids, attention_mask=attention_mask)
+
+
+class _ThreeInputs(nn.Module):
+    """Named-argument wrapper for backbones with token types (BERT-like)."""
+
+    def __init__(self, model: SitarRegressor) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(
+        self, input_ids: Tensor, attention_mask: Tensor, token_type_ids: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        return self.model(
+            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+        )
+
+
+def _ort() -> Any:
+    try:
+        import onnxruntime
+    except ImportError as e:
+        raise MissingDependencyError("onnxruntime", "ONNX export parity checks", "torch") from e
+    return onnxruntime
+
+
+def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: int = OPSET) -> Path:
+    """Export the fp32 graph with dynamic ``batch`` and ``sequence`` axes; returns the path.
+
+    Inputs are exactly ``model.input_names``; outputs are ``score`` (batch,) and
+    ``ordinal_logits`` (batch, K).
+    """
+    path = Path(path)
+    model = model.float().eval()
+    names = model.input_names
+    wrapper = _ThreeInputs(model) if "token_type_ids" in names else _TwoInputs(model)
+    # A dummy batch of 2 x 16 tokens; the axes are declared dynamic below.
+    ids = torch.full((2, 16), 5, dtype=torch.long)
+    mask = torch.ones((2, 16), dtype=torch.long)
+    mask[1, 12:] = 0
+    dummy: tuple[Tensor, ...] = (ids, mask)
+    if "token_type_ids" in names:
+        types = torch.zeros((2, 16), dtype=torch.long)
+        types[:, 8:] = 1
+        dummy = (*dummy, types)
+    dynamic_axes: dict[str, dict[int, str]] = {n: {0: "batch", 1: "sequence"} for n in names}
+    dynamic_axes.update({"score": {0: "batch"}, "ordinal_logits": {0: "batch"}})
+    with torch.no_grad(), warnings.catch_warnings():
+        # The TorchScript tracer warns about Python-side shape checks inside transformers; the
+        # parity check (with padded and unpadded batches) is what verifies the graph.
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        warnings.filterwarnings("ignore", message=".*legacy TorchScript-based ONNX export.*")
+        warnings.filterwarnings("ignore", message="Exporting aten::index operator")
+        torch.onnx.export(
+            wrapper,
+            dummy,
+            str(path),
+            input_names=list(names),
+            output_names=list(OUTPUT_NAMES),
+            dynamic_axes=dynamic_axes,
+            opset_version=opset,
+            do_constant_folding=True,
+            dynamo=False,
+        )
+    return path
+
+
+#: Settings of the dynamic int8 quantization, recorded in parity.json.
+QUANTIZATION: dict[str, Any] = {
+    "method": "onnxruntime.quantization.quantize_dynamic",
+    "weight_type": "QInt8",
+    "per_channel": True,
+    # Only the MatMuls: they carry the compute. Leaving the embedding Gathers in fp32 lowered the
+    # int8-vs-fp32 drift and cost no speed on a MiniLM checkpoint (measured; see training/README).
+    "op_types_to_quantize": ["MatMul"],
+}
+
+
+def quantize_int8(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    exclude: Sequence[str] = (),
+) -> list[str]:
+    """Dynamic int8 quantization of an fp32 graph (see :data:`QUANTIZATION`).
+
+    ``exclude`` holds substrings of node names (e.g. ``"/key/"``, ``"/output/dense/"``) whose
+    MatMuls stay fp32, trading speed for accuracy. Returns the names of the excluded nodes.
+    """
+    try:
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as e:
+        raise MissingDependencyError("onnxruntime", "int8 quantization", "torch") from e
+    excluded: list[str] = []
+    if exclude:
+        graph = onnx.load(str(src), load_external_data=False).graph
+        excluded = [n.name for n in graph.node if any(p in n.name for p in exclude)]
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=list(QUANTIZATION["op_types_to_quantize"]),
+        nodes_to_exclude=excluded,
+    )
+    return excluded
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman correlation with average ranks for ties (numpy only); nan when undefined."""
+
+    def ranks(x: np.ndarray) -> np.ndarray:
+        order = np.argsort(x, kind="mergesort")
+        r = np.empty(len(x), dtype=np.float64)
+        sx = x[order]
+        i = 0
+        while i < len(x):
+            j = i
+            while j + 1 < len(x) and sx[j + 1] == sx[i]:
+                j += 1
+            r[order[i : j + 1]] = (i + j) / 2.0
+            i = j + 1
+        return r
+
+    if len(a) < 2:
+        return float("nan")
+    ra, rb = ranks(np.asarray(a, float)), ranks(np.asarray(b, float))
+    if ra.std() == 0 or rb.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def _run_torch(
+    model: SitarRegressor, batches: list[dict[str, np.ndarray]]
+) -> tuple[np.ndarray, np.ndarray]:
+    scores, logits = [], []
+    model = model.float().eval()
+    device = next(model.parameters()).device
+    with torch.inference_mode():
+        for feed in batches:
+            s, o = model(**{k: torch.from_numpy(v).to(device) for k, v in feed.items()})
+            scores.append(s.float().cpu().numpy())
+            logits.append(o.float().cpu().numpy())
+    return np.concatenate(scores).astype(np.float64), np.concatenate(logits).astype(np.float64)
+
+
+def _run_onnx(
+    path: Path, batches: list[dict[str, np.ndarray]], threads: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    ort = _ort()
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    graph_inputs = [i.name for i in session.get_inputs()]
+    scores, logits = [], []
+    for feed in batches:
+        if sorted(feed) != sorted(graph_inputs):
+            raise CheckpointError(
+                f"{path.name} takes inputs {graph_inputs} but the model feeds {sorted(feed)}"
+            )
+        s, o = session.run(list(OUTPUT_NAMES), feed)
+        scores.append(s)
+        logits.append(o)
+    return np.concatenate(scores).astype(np.float64), np.concatenate(logits).astype(np.float64)
+
+
+def parity_report(
+    model: SitarRegressor,
+    encoder: PairEncoder,
+    *,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    fp32_path: str | os.PathLike[str],
+    int8_path: str | os.PathLike[str] | None = None,
+    batch_size: int = 16,
+    threads: int | None = None,
+    atol: float = DEFAULT_PARITY_ATOL,
+) -> dict[str, Any]:
+    """Compare torch, ONNX fp32 and (optionally) int8 on the same encodings of real pairs.
+
+    Returns a JSON-ready dict: ``n_pairs``, token length range, ``fp32`` (max abs diff of score and
+    logits, tolerance, ``passed``) and ``int8`` (max/mean abs diff of the raw score against fp32,
+    Spearman against fp32, max abs diff of logits) when an int8 graph is given.
+    """
+    items = encoder.encode(references=references, hypotheses=hypotheses)
+    if not items:
+        raise InputError("parity needs at least one (reference, hypothesis) pair")
+    names = model.input_names
+    batches = [
+        encoder.collate(items[i : i + batch_size], names) for i in range(0, len(items), batch_size)
+    ]
+    t_score, t_logits = _run_torch(model, batches)
+    f_score, f_logits = _run_onnx(Path(fp32_path), batches, threads)
+    lengths = [len(ids) for ids, _ in items]
+    score_diff = float(np.max(np.abs(t_score - f_score)))
+    logit_diff = float(np.max(np.abs(t_logits - f_logits)))
+    report: dict[str, Any] = {
+        "n_pairs": len(items),
+        "tokens_min": int(min(lengths)),
+        "tokens_max": int(max(lengths)),
+        "tokens_mean": float(np.mean(lengths)),
+        "fp32": {
+            "max_abs_diff_score": score_diff,
+            "max_abs_diff_ordinal_logits": logit_diff,
+            "atol": float(atol),
+            "passed": bool(score_diff <= atol and logit_diff <= atol),
+        },
+        "torch_score_range": [float(t_score.min()), float(t_score.max())],
+    }
+    if int8_path is not None:
+        q_score, q_logits = _run_onnx(Path(int8_path), batches, threads)
+        diff = np.abs(q_score - f_score)
+        report["int8"] = {
+            "max_abs_diff_score": float(diff.max()),
+            "mean_abs_diff_score": float(diff.mean()),
+            "max_abs_diff_normalized": float(
+                np.max(
+                    np.abs(np.clip(q_score, 0, MAX_SCORE) - np.clip(f_score, 0, MAX_SCORE))
+                    / MAX_SCORE
+                )
+            ),
+            "spearman_vs_fp32": _spearman(q_score, f_score),
+            "max_abs_diff_ordinal_logits": float(np.max(np.abs(q_logits - f_logits))),
+        }
+    return report
+
+
+def export_checkpoint(
+    model: SitarRegressor,
+    tokenizer: Any,
+    out_dir: str | os.PathLike[str],
+    *,
+    name: str,
+    backbone: str,
+    max_length: int,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    variants: Sequence[str] = ("fp32", "int8"),
+    default_variant: str | None = "int8",
+    include_torch: bool = True,
+    loss_weights: Mapping[str, float] | None = None,
+    rho: float = DEFAULT_RHO,
+    training: Mapping[str, Any] | None = None,
+    training_config_hash: str | None = None,
+    parity_atol: float = DEFAULT_PARITY_ATOL,
+    threads: int | None = None,
+    overwrite: bool = False,
+    int8_exclude: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> CheckpointConfig:
+    """Write a checkpoint folder for ``model`` and return its loaded :class:`CheckpointConfig`.
+
+    ``tokenizer`` is the ``tokenizers.Tokenizer`` the model was trained with (saved as
+    ``tokenizer.json``); ``references``/``hypotheses`` are real pairs for the parity report (each
+    must fit ``max_length``). ``variants`` picks the ONNX files to keep (the fp32 graph is always
+    built for the parity check). ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
+    :func:`quantize_int8`). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
+    behind.
+    """
+    variants = tuple(variants)
+    if not variants or any(v not in ("fp32", "int8") for v in variants):
+        raise InputError(f"variants must be a non-empty subset of ('fp32', 'int8'), got {variants}")
+    if default_variant is not None and default_variant not in variants:
+        default_variant = variants[-1] if "int8" not in variants else "int8"
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not overwrite:
+        raise InputError(f"{out_dir} already exists; choose another folder or pass overwrite=True")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.export-", dir=out_dir.parent))
+    try:
+        model = getattr(model, "module", model).float().eval()
+        # The exported tokenizer is the one every later encoding uses; no padding/truncation in it.
+        # A copy, so the caller's tokenizer is left as it was.
+        tokenizer = type(tokenizer).from_str(tokenizer.to_str())
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        tokenizer.save(str(tmp / TOKENIZER_FILE))
+        encoder = PairEncoder(tokenizer, max_length=max_length)
+        export_onnx(model, tmp / FP32_FILE)
+        excluded: list[str] = []
+        if "int8" in variants:
+            excluded = quantize_int8(tmp / FP32_FILE, tmp / INT8_FILE, exclude=int8_exclude)
+        report = parity_report(
+            model,
+            encoder,
+            references=references,
+            hypotheses=hypotheses,
+            fp32_path=tmp / FP32_FILE,
+            int8_path=tmp / INT8_FILE if "int8" in variants else None,
+            threads=threads,
+            atol=parity_atol,
+        )
+        report.update(
+            {
+                "opset": OPSET,
+                "sitar_version": __version__,
+                "torch": torch.__version__,
+                "onnxruntime": _ort().__version__,
+            }
+        )
+        if "int8" in variants:
+            report["int8"]["quantization"] = {
+                **QUANTIZATION,
+                "exclude_patterns": list(int8_exclude),
+                "n_nodes_excluded": len(excluded),
+            }
+        if not report["fp32"]["passed"]:
+            raise ParityError(
+                f"ONNX fp32 export does not match torch: max abs diff score "
+                f"{report['fp32']['max_abs_diff_score']:.3g}, ordinal logits "
+                f"{report['fp32']['max_abs_diff_ordinal_logits']:.3g} (tolerance {parity_atol}); "
+                "the checkpoint was not written. Check the exporter/opset or raise parity_atol "
+                "only with a documented reason"
+            )
+        (tmp / PARITY_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        if "fp32" not in variants:
+            (tmp / FP32_FILE).unlink()
+        if include_torch:
+            save_regressor(model, tmp / TORCH_SUBDIR)
+        config = CheckpointConfig(
+            name=name,
+            backbone=backbone,
+            max_length=max_length,
+            onnx=OnnxConfig(
+                files={
+                    "fp32": FP32_FILE if "fp32" in variants else None,
+                    "int8": INT8_FILE if "int8" in variants else None,
+                },
+                default=default_variant,
+                inputs=tuple(model.input_names),
+                outputs=OUTPUT_NAMES,
+                opset=OPSET,
+            ),
+            tokenizer=TOKENIZER_FILE,
+            score_scale=MAX_SCORE,
+            thresholds=THRESHOLDS,
+            rho=rho,
+            loss_weights=dict(loss_weights) if loss_weights is not None else None,
+            training_config_hash=training_config_hash,
+            training=dict(training) if training is not None else None,
+            extra={
+                "pad_token_id": find_pad_id(tokenizer),
+                "head": model.head_config.to_dict(),
+                "parity": PARITY_FILE,
+                **dict(extra or {}),
+            },
+        )
+        config.save(tmp)
+        CheckpointConfig.load(tmp)  # validates the written folder, files included
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return CheckpointConfig.load(out_dir)
+
+
+def read_parity(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """The parity report of an exported checkpoint folder."""
+    path = Path(folder) / PARITY_FILE
+    if not path.is_file():
+        raise CheckpointError(f"{folder}: {PARITY_FILE} is missing (not written by export?)")
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,200 @@
+"""SPEC §7 training losses as tensor-in/tensor-out modules.
+
+``L = L_mse + λ_b · L_boundary + λ_o · L_ordinal`` on the raw score scale ``[0, 7/3)``:
+
+- :class:`MSELoss`: mean squared error of the regression head against the target ``S``.
+- :class:`BoundaryLoss`: mean of ``relu(lo - f)² + relu(f - hi)²`` where ``[lo, hi) = [β, β + 1/3)``
+  is the target's base interval (``β`` from the gap labels, or recovered from ``S`` itself).
+- :class:`OrdinalLoss`: binary cross-entropy of one logit per threshold
+  ``τ = (1/3, 2/3, 1, 4/3, 5/3, 2)`` against ``[S ≥ τ_k]``, averaged over pairs and thresholds.
+
+Every module validates its inputs (shapes, dtypes, finite values, targets on the scale) and raises
+:class:`~sitar.errors.InputError` saying what was expected; losses never see text.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+
+from sitar.checkpoint import DEFAULT_THRESHOLDS
+from sitar.errors import InputError
+from sitar.targets import MAX_SCORE
+
+__all__ = [
+    "BoundaryLoss",
+    "LossOutput",
+    "MSELoss",
+    "OrdinalLoss",
+    "SitarLoss",
+    "base_interval",
+]
+
+#: Width of one base interval on the raw scale (SPEC §5: ``S ∈ [β, β + 1/3)``).
+INTERVAL = 1.0 / 3.0
+# Tolerance for float round-off when comparing targets with thresholds and interval edges.
+_EPS = 1e-6
+
+
+def base_interval(target: Tensor) -> Tensor:
+    """``β`` for each target: the largest multiple of 1/3 not above ``S`` (shape as ``target``).
+
+    Prefer the exact ``β`` from the gap labels where it is known; this recovers it from ``S`` and can
+    differ only for saturated scores within float round-off of the next multiple of 1/3.
+    """
+    k = torch.floor(target * 3.0 + _EPS).clamp(0.0, 6.0)
+    return k / 3.0
+
+
+def _check_vector(name: str, x: Tensor, n: int | None = None) -> None:
+    if not isinstance(x, Tensor):
+        raise InputError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != 1:
+        raise InputError(f"{name} must have shape (batch,), got {tuple(x.shape)}")
+    if not x.is_floating_point():
+        raise InputError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if x.numel() == 0:
+        raise InputError(f"{name} is empty; a loss needs at least one pair")
+    if n is not None and x.shape[0] != n:
+        raise InputError(f"{name} has {x.shape[0]} entries, expected {n} (one per prediction)")
+
+
+def _check_targets(target: Tensor, n: int) -> None:
+    _check_vector("target", target, n)
+    if not bool(torch.isfinite(target).all()):
+        raise InputError("target holds NaN or infinite values; targets must be finite raw scores")
+    if bool((target < -_EPS).any()) or bool((target >= MAX_SCORE + _EPS).any()):
+        raise InputError(
+            f"target must lie on the raw scale [0, 7/3), got values in "
+            f"[{target.min().item():.6g}, {target.max().item():.6g}]"
+        )
+
+
+def _check_base(base: Tensor, target: Tensor) -> None:
+    _check_vector("base", base, target.shape[0])
+    on_grid = torch.abs(base * 3.0 - torch.round(base * 3.0)) < _EPS
+    if not bool(on_grid.all()) or bool((base < -_EPS).any()) or bool((base > 2.0 + _EPS).any()):
+        raise InputError("base must hold multiples of 1/3 in [0, 2] (the SPEC §5 positions)")
+    inside = (target >= base - _EPS) & (target < base + INTERVAL + _EPS)
+    if not bool(inside.all()):
+        i = int(torch.nonzero(~inside)[0, 0])
+        raise InputError(
+            f"target {target[i].item():.6g} at index {i} is outside its base interval "
+            f"[{base[i].item():.6g}, {base[i].item() + INTERVAL:.6g})"
+        )
+
+
+class MSELoss(nn.Module):
+    """``L_mse``: mean of ``(f - S)²`` over the batch."""
+
+    def forward(self, prediction: Tensor, target: Tensor) -> Tensor:
+        _check_vector("prediction", prediction)
+        _check_targets(target, prediction.shape[0])
+        return F.mse_loss(prediction.float(), target.float())
+
+
+class BoundaryLoss(nn.Module):
+    """``L_boundary``: mean of ``relu(β - f)² + relu(f - (β + 1/3))²``; zero inside the interval."""
+
+    def forward(self, prediction: Tensor, target: Tensor, base: Tensor | None = None) -> Tensor:
+        _check_vector("prediction", prediction)
+        _check_targets(target, prediction.shape[0])
+        if base is None:
+            base = base_interval(target.float())
+        else:
+            _check_base(base, target)
+        f = prediction.float()
+        lo = base.float()
+        hi = lo + INTERVAL
+        return (F.relu(lo - f) ** 2 + F.relu(f - hi) ** 2).mean()
+
+
+class OrdinalLoss(nn.Module):
+    """``L_ordinal``: mean binary cross-entropy of logit ``k`` against ``[S ≥ τ_k]``."""
+
+    thresholds: Tensor
+
+    def __init__(self, thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> None:
+        super().__init__()
+        thresholds = [float(t) for t in thresholds]
+        if not thresholds or any(b <= a for a, b in itertools.pairwise(thresholds)):
+            raise InputError(f"thresholds must be a non-empty increasing list, got {thresholds}")
+        # A buffer so it follows .to(device); not a parameter.
+        self.register_buffer("thresholds", torch.tensor(thresholds), persistent=False)
+
+    def forward(self, logits: Tensor, target: Tensor) -> Tensor:
+        k = int(self.thresholds.shape[0])
+        if not isinstance(logits, Tensor) or logits.dim() != 2 or logits.shape[1] != k:
+            shape = tuple(logits.shape) if isinstance(logits, Tensor) else type(logits).__name__
+            raise InputError(f"ordinal logits must have shape (batch, {k}), got {shape}")
+        if not logits.is_floating_point():
+            raise InputError(f"ordinal logits must be floating point, got {logits.dtype}")
+        _check_targets(target, logits.shape[0])
+        # (B, K): 1 where the target reaches threshold k; the tolerance absorbs 1/3-step round-off.
+        labels = (target.float()[:, None] >= self.thresholds[None, :] - _EPS).float()
+        return F.binary_cross_entropy_with_logits(logits.float(), labels)
+
+
+@dataclass(frozen=True)
+class LossOutput:
+    """The weighted total and its unweighted parts (all scalar tensors)."""
+
+    total: Tensor
+    mse: Tensor
+    boundary: Tensor
+    ordinal: Tensor
+
+    def as_floats(self) -> dict[str, float]:
+        return {
+            "loss": float(self.total.detach()),
+            "mse": float(self.mse.detach()),
+            "boundary": float(self.boundary.detach()),
+            "ordinal": float(self.ordinal.detach()),
+        }
+
+
+class SitarLoss(nn.Module):
+    """``L = L_mse + λ_b · L_boundary + λ_o · L_ordinal`` (SPEC §7); weights are saved with runs."""
+
+    def __init__(
+        self,
+        *,
+        lambda_boundary: float = 1.0,
+        lambda_ordinal: float = 0.5,
+        thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+    ) -> None:
+        super().__init__()
+        for name, value in (
+            ("lambda_boundary", lambda_boundary),
+            ("lambda_ordinal", lambda_ordinal),
+        ):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise InputError(f"{name} must be a non-negative number, got {value!r}")
+        self.lambda_boundary = float(lambda_boundary)
+        self.lambda_ordinal = float(lambda_ordinal)
+        self.mse = MSELoss()
+        self.boundary = BoundaryLoss()
+        self.ordinal = OrdinalLoss(thresholds)
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """The weights as recorded in checkpoints (``loss_weights``)."""
+        return {"boundary": self.lambda_boundary, "ordinal": self.lambda_ordinal}
+
+    def forward(
+        self,
+        score: Tensor,
+        ordinal_logits: Tensor,
+        target: Tensor,
+        base: Tensor | None = None,
+    ) -> LossOutput:
+        mse = self.mse(score, target)
+        boundary = self.boundary(score, target, base)
+        ordinal = self.ordinal(ordinal_logits, target)
+        total = mse + self.lambda_boundary * boundary + self.lambda_ordinal * ordinal
+        return LossOutput(total=total, mse=mse, boundary=boundary, ordinal=ordinal)

@@ -1,0 +1,136 @@
+"""Record files (JSONL, Parquet) with file:line errors, splits, encoding, length-grouped batches."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from sitar.errors import InputError, RecordError
+from sitar.modeling.tiny import synthetic_records
+from sitar.records import Record
+from sitar.targets import score_from_tiers
+from training.data import (
+    base_position,
+    encode_records,
+    length_grouped_batches,
+    load_splits,
+    read_record_file,
+    shard_batches,
+)
+
+
+def _write_jsonl(path, dicts):
+    path.write_text("".join(json.dumps(d) + "\n" for d in dicts), encoding="utf-8")
+    return path
+
+
+def test_jsonl_and_parquet_give_the_same_records(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    dicts = synthetic_records(5, seed=1)
+    a = read_record_file(_write_jsonl(tmp_path / "r.jsonl", dicts))
+    pq.write_table(pa.Table.from_pylist(dicts), tmp_path / "r.parquet")
+    b = read_record_file(tmp_path / "r.parquet")
+    assert [r.id for r in a] == [r.id for r in b]
+    assert [r.score for r in a] == [r.score for r in b]
+    assert [r.tiers for r in a] == [r.tiers for r in b]
+
+
+def test_malformed_jsonl_names_file_and_line(tmp_path):
+    dicts = synthetic_records(3, seed=2)
+    dicts[1]["score"] = 1.9  # does not match its tiers
+    path = _write_jsonl(tmp_path / "bad.jsonl", dicts)
+    with pytest.raises(RecordError, match=r"bad\.jsonl:2"):
+        read_record_file(path)
+    (tmp_path / "junk.jsonl").write_text(json.dumps(synthetic_records(1)[0]) + "\n{oops\n")
+    with pytest.raises(RecordError, match=r"junk\.jsonl:2: invalid JSON"):
+        read_record_file(tmp_path / "junk.jsonl")
+
+
+def test_malformed_parquet_names_the_row(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    dicts = synthetic_records(4, seed=3)
+    dicts[2]["split"] = "dev"
+    pq.write_table(pa.Table.from_pylist(dicts), tmp_path / "bad.parquet")
+    with pytest.raises(RecordError, match=r"bad\.parquet:row 2: split"):
+        read_record_file(tmp_path / "bad.parquet")
+
+
+def test_splits_duplicates_and_unknown_types(tmp_path):
+    a = _write_jsonl(tmp_path / "a.jsonl", synthetic_records(3, seed=1, split="train"))
+    b = _write_jsonl(
+        tmp_path / "b.jsonl", synthetic_records(2, seed=2, split="validation", id_prefix="v")
+    )
+    splits = load_splits([a, b])
+    assert {k: len(v) for k, v in splits.items()} == {"train": 3, "validation": 2}
+    with pytest.raises(RecordError, match="also appears"):
+        load_splits([a, a])
+    c = _write_jsonl(tmp_path / "c.jsonl", synthetic_records(1, seed=4, split=None, id_prefix="c"))
+    with pytest.raises(RecordError, match="has no split"):
+        load_splits([c])
+    (tmp_path / "x.csv").write_text("id\n")
+    with pytest.raises(InputError, match="unknown record file type"):
+        read_record_file(tmp_path / "x.csv")
+    with pytest.raises(InputError, match="no record files"):
+        load_splits([])
+
+
+def test_base_position_uses_directions():
+    d = synthetic_records(1, seed=5)[0]
+    gap = {
+        "ref_tokens": [0, 1],
+        "hyp_tokens": [0, 1],
+        "ref_span": [0, 1],
+        "hyp_span": [0, 1],
+        "ref_text": "a",
+        "hyp_text": "b",
+    }
+    # A T1 -> T2 boundary case plus a T0 gap: beta = 1 + 1/3.
+    d.update(
+        tiers=[1, 0], directions=[1, 0], gaps=[gap, gap], score=score_from_tiers([1, 0], [1, 0])
+    )
+    assert base_position(Record.from_dict(d)) == pytest.approx(4 / 3)
+    d.update(tiers=[], directions=[], gaps=[], score=0.0)
+    assert base_position(Record.from_dict(d)) == 0.0
+
+
+def test_encode_skips_or_rejects_long_pairs(tiny_backbone):
+    from sitar.modeling import load_tokenizer
+
+    tok = load_tokenizer(tiny_backbone)
+    records = [Record.from_dict(d) for d in synthetic_records(6, seed=6)]
+    lengths = [len(tok.encode(r.reference, r.hypothesis).ids) for r in records]
+    limit = sorted(lengths)[3]
+    encoded = encode_records(records, tok, max_length=limit)
+    assert len(encoded) + len(encoded.skipped_long) == 6
+    assert encoded.skipped_long == [
+        r.id for r, n in zip(records, lengths, strict=True) if n > limit
+    ]
+    assert all(n <= limit for n in encoded.lengths)
+    with pytest.raises(InputError, match="long_pairs=skip"):
+        encode_records(records, tok, max_length=limit, long_pairs="error")
+
+
+def test_length_grouped_batches_are_deterministic_and_complete():
+    lengths = np.random.default_rng(0).integers(5, 100, size=103)
+    kwargs = dict(batch_size=8, group_size=4, seed=1)
+    b0 = length_grouped_batches(lengths, epoch=0, **kwargs)
+    assert b0 == length_grouped_batches(lengths, epoch=0, **kwargs)
+    assert b0 != length_grouped_batches(lengths, epoch=1, **kwargs)
+    flat = sorted(i for b in b0 for i in b)
+    assert flat == list(range(103))
+    assert max(lengths[b0[0]]) == lengths.max()  # longest batch first
+    # Inside a batch lengths are close: spread far below the global spread on average.
+    spread = np.mean([np.ptp(lengths[b]) for b in b0])
+    assert spread < 0.5 * np.ptp(lengths)
+
+
+def test_shard_batches_gives_equal_counts():
+    batches = [[i] for i in range(5)]
+    # Padded to [0, 1, 2, 3, 4, 0] by repeating the first batch, then dealt round-robin.
+    assert shard_batches(batches, num_processes=2, process_index=0) == [[0], [2], [4]]
+    assert shard_batches(batches, num_processes=2, process_index=1) == [[1], [3], [0]]
+    assert shard_batches(batches, num_processes=1, process_index=0) == batches

@@ -1,0 +1,246 @@
+"""The training configuration: one dataclass, loaded from YAML, overridable from the command line.
+
+:class:`TrainConfig` holds everything that decides a training run (backbone, data files, optimiser
+and schedule, loss weights, evaluation and early stopping, precision). It is loaded with
+:func:`load_config` from a YAML file plus ``key=value`` overrides (values parsed as YAML, so
+``lr=2e-5`` and ``data.train=[a.jsonl]`` work), validated, and saved into every run directory as
+``config.yaml``. :meth:`TrainConfig.hash` is the SHA-256 of its canonical JSON form; checkpoints
+record it as ``training_config_hash``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sitar.errors import InputError
+from sitar.targets import DEFAULT_RHO
+
+__all__ = ["CONFIG_FILE", "TrainConfig", "load_config", "parse_overrides"]
+
+#: Name of the saved config inside a run directory.
+CONFIG_FILE = "config.yaml"
+_PRECISIONS = ("auto", "bf16", "fp32")
+_SCHEDULERS = ("linear", "cosine", "constant")
+_METRICS = ("spearman", "pearson", "kendall", "neg_mae", "interval_hit_rate", "neg_loss")
+_LONG_POLICIES = ("skip", "error")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every setting of a training run. Paths are relative to the working directory."""
+
+    #: Run / checkpoint name (goes into exported checkpoints).
+    name: str = "sitar"
+    #: Backbone: hub id, local folder or ``package:<distribution>`` (sitar.modeling.resolve_backbone).
+    backbone: str = "microsoft/deberta-v3-large"
+    #: Pooling of the encoder output for the heads: ``mean`` or ``cls``.
+    pooling: str = "mean"
+    dropout: float = 0.1
+    #: Max tokens of the pair encoding, special tokens included.
+    max_length: int = 512
+    #: Record files (JSONL or Parquet, schema sitar.record/1); each record's ``split`` selects its use.
+    data: tuple[str, ...] = ()
+    train_split: str = "train"
+    eval_split: str = "validation"
+    #: What to do with training pairs longer than max_length: ``skip`` (counted and logged) or
+    #: ``error``. They are never truncated.
+    long_pairs: str = "skip"
+    #: Where runs go: ``<output_dir>/`` holds config.yaml, metrics.jsonl, checkpoints/, best/.
+    output_dir: str = "runs/sitar"
+    seed: int = 13
+    #: Per-device micro-batch size, and micro-batches per optimiser step.
+    batch_size: int = 16
+    grad_accum_steps: int = 1
+    eval_batch_size: int = 32
+    learning_rate: float = 1e-5
+    #: Learning rate of the two heads (they start from scratch).
+    head_learning_rate: float = 1e-4
+    weight_decay: float = 0.01
+    adam_beta1: float = 0.9
+    adam_beta2: float = 0.999
+    adam_eps: float = 1e-6
+    #: Optimiser steps in total (the stopping criterion; early stopping may end sooner).
+    max_steps: int = 10000
+    warmup_ratio: float = 0.06
+    scheduler: str = "linear"
+    max_grad_norm: float = 1.0
+    #: Batches are drawn by length inside mega-batches of ``batch_size * length_group_size`` pairs.
+    length_group_size: int = 50
+    #: Evaluate (and save the resumable checkpoint) every N optimiser steps.
+    eval_every: int = 500
+    #: Early stopping: evaluations without improvement of ``metric`` before stopping (0 = never).
+    patience: int = 5
+    metric: str = "spearman"
+    log_every: int = 50
+    #: SPEC §7 loss weights.
+    lambda_boundary: float = 1.0
+    lambda_ordinal: float = 0.5
+    rho: float = DEFAULT_RHO
+    #: ``auto``: bf16 on a bf16-capable GPU, fp32 otherwise. fp16 is not offered (DeBERTa overflows).
+    precision: str = "auto"
+    #: Force CPU even when a GPU is visible.
+    cpu: bool = False
+    #: Initialise the regression bias at the mean training target.
+    init_bias_from_data: bool = True
+    #: Free-form notes saved with the run.
+    notes: str = ""
+    #: Free-form metadata saved with the run (e.g. dataset card, annotator versions).
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        def bad(key: str, expected: str) -> InputError:
+            return InputError(f"config {key}: expected {expected}, got {getattr(self, key)!r}")
+
+        if isinstance(self.data, (str, bytes)):
+            object.__setattr__(self, "data", (self.data,))
+        object.__setattr__(self, "data", tuple(str(p) for p in self.data))
+        for key in ("max_length", "batch_size", "grad_accum_steps", "eval_batch_size", "max_steps"):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise bad(key, "a positive integer")
+        for key in ("eval_every", "log_every", "length_group_size"):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise bad(key, "a positive integer")
+        for key in ("patience", "seed"):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise bad(key, "a non-negative integer")
+        for key in (
+            "learning_rate",
+            "head_learning_rate",
+            "weight_decay",
+            "max_grad_norm",
+            "lambda_boundary",
+            "lambda_ordinal",
+            "adam_eps",
+        ):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise bad(key, "a non-negative number")
+            object.__setattr__(self, key, float(v))
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            raise bad("warmup_ratio", "a number in [0, 1)")
+        if not 0.0 <= self.dropout < 1.0:
+            raise bad("dropout", "a number in [0, 1)")
+        if not 0.0 < self.rho < 1.0:
+            raise bad("rho", "a number with 0 < rho < 1")
+        if self.precision == "fp16":
+            raise InputError(
+                "config precision: fp16 is not supported (DeBERTa overflows in fp16); "
+                "use 'bf16' on a GPU that supports it, 'fp32', or 'auto'"
+            )
+        choices = (
+            ("precision", _PRECISIONS),
+            ("scheduler", _SCHEDULERS),
+            ("metric", _METRICS),
+            ("pooling", ("mean", "cls")),
+            ("long_pairs", _LONG_POLICIES),
+        )
+        for key, allowed in choices:
+            if getattr(self, key) not in allowed:
+                raise bad(key, f"one of {allowed}")
+        if not isinstance(self.backbone, str) or not self.backbone:
+            raise bad("backbone", "a non-empty string")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["data"] = list(self.data)
+        out["extra"] = dict(self.extra)
+        return out
+
+    def hash(self) -> str:
+        """``sha256:<hex>`` of the canonical JSON of :meth:`to_dict`."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "config") -> TrainConfig:
+        if not isinstance(data, Mapping):
+            raise InputError(f"{where}: expected a mapping of settings, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InputError(
+                f"{where}: unknown setting(s) {unknown}; known settings are {sorted(known)}"
+            )
+        try:
+            return cls(**dict(data))
+        except TypeError as e:
+            raise InputError(f"{where}: {e}") from e
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        return dataclasses.replace(self, **changes)
+
+    def save(self, folder: str | os.PathLike[str]) -> Path:
+        """Write ``config.yaml`` into ``folder`` (with the hash as a comment); returns its path."""
+        path = Path(folder) / CONFIG_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = f"# training_config_hash: {self.hash()}\n" + yaml.safe_dump(
+            self.to_dict(), sort_keys=True, allow_unicode=True
+        )
+        path.write_text(text, encoding="utf-8")
+        return path
+
+
+def parse_overrides(overrides: Sequence[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` -> dict; values are parsed as YAML scalars/lists."""
+    out: dict[str, Any] = {}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(
+                f"override {item!r} must look like key=value (e.g. learning_rate=2e-5)"
+            )
+        try:
+            out[key] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError as e:
+            raise InputError(f"override {item!r}: cannot parse the value: {e}") from e
+        # YAML reads 1e-5 as a string (no dot); accept it as a float.
+        if isinstance(out[key], str):
+            try:
+                out[key] = float(out[key]) if any(c in out[key] for c in "eE.") else out[key]
+            except ValueError:
+                pass
+    return out
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()
+) -> TrainConfig:
+    """Load a YAML config file (or the defaults when ``path`` is None) and apply overrides."""
+    data: dict[str, Any] = {}
+    where = "config"
+    if path is not None:
+        path = Path(path)
+        where = str(path)
+        if not path.is_file():
+            raise InputError(f"config file not found: {path}")
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            raise InputError(f"{path}: invalid YAML: {e}") from e
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise InputError(f"{path}: expected a mapping of settings at the top level")
+        data.update(loaded)
+    data.update(parse_overrides(overrides))
+    # YAML reads numbers like 1e-5 as strings; coerce numeric fields declared as float.
+    for f in fields(TrainConfig):
+        if f.type == "float" and isinstance(data.get(f.name), str):
+            try:
+                data[f.name] = float(data[f.name])
+            except ValueError as e:
+                raise InputError(f"{where}: {f.name} must be a number, got {data[f.name]!r}") from e
+    return TrainConfig.from_dict(data, where=where)

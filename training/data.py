@@ -1,0 +1,241 @@
+"""Training data: versioned record files in, encoded ``datasets.Dataset`` splits and batches out.
+
+Record files are JSONL (read with :func:`sitar.records.read_records`, so a malformed line raises
+:class:`~sitar.errors.RecordError` naming ``file:line``) or Parquet (each row validated the same way,
+named ``file:row N``). Each record's ``split`` field assigns it to train/validation/test; ids must be
+unique across all files. Pairs are encoded once with the run's ``tokenizer.json`` tokenizer; pairs
+longer than ``max_length`` are never truncated: they are skipped and counted, or rejected, as the
+config says.
+
+Batches are length-grouped: a seeded permutation per epoch is cut into mega-batches, each sorted by
+length and split into batches, and the batch order is shuffled (the longest batch goes first so
+memory problems show up at once). The order depends only on ``(seed, epoch)``, so a run resumes at
+an exact ``(epoch, batch)`` position. Under ``accelerate launch`` each process takes every
+``num_processes``-th batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitar.errors import InputError, RecordError
+from sitar.records import Record, read_records
+
+__all__ = [
+    "EncodedSplit",
+    "base_position",
+    "data_signature",
+    "encode_records",
+    "length_grouped_batches",
+    "load_splits",
+    "read_record_file",
+    "shard_batches",
+]
+
+
+def read_record_file(path: str | os.PathLike[str]) -> list[Record]:
+    """All records of one JSONL (``.jsonl``/``.json``) or Parquet (``.parquet``) file, validated."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"record file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        return list(read_records(path))
+    if suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+        except ImportError as e:
+            raise InputError(
+                "reading Parquet record files needs pyarrow (installed with `datasets`)"
+            ) from e
+        try:
+            rows = pq.read_table(path).to_pylist()
+        except (OSError, ValueError) as e:
+            raise RecordError(f"{path}: not a readable Parquet file: {e}") from e
+        records, seen = [], set()
+        for i, row in enumerate(rows):
+            where = f"{path}:row {i}"
+            record = Record.from_dict(row, where=where)
+            if record.id in seen:
+                raise RecordError(f"{where}: duplicate record id {record.id!r}")
+            seen.add(record.id)
+            records.append(record)
+        return records
+    raise InputError(f"{path}: unknown record file type {suffix!r}; expected .jsonl or .parquet")
+
+
+def load_splits(files: Sequence[str | os.PathLike[str]]) -> dict[str, list[Record]]:
+    """Records of all files grouped by their ``split``; ids must be unique across files."""
+    if not files:
+        raise InputError("no record files given; set `data` in the config to JSONL/Parquet files")
+    splits: dict[str, list[Record]] = {}
+    where_seen: dict[str, str] = {}
+    for path in files:
+        for record in read_record_file(path):
+            if record.id in where_seen:
+                raise RecordError(
+                    f"{path}: record id {record.id!r} also appears in {where_seen[record.id]}"
+                )
+            where_seen[record.id] = str(path)
+            if record.split is None:
+                raise RecordError(
+                    f"{path}: record {record.id!r} has no split; training needs train/validation/"
+                    "test assignments (SPEC §6, grouped by reference)"
+                )
+            splits.setdefault(record.split, []).append(record)
+    return splits
+
+
+def base_position(record: Record) -> float:
+    """``β`` of a record: the highest severity position ``t + δ/3`` of its gaps (0 without gaps)."""
+    if not record.tiers:
+        return 0.0
+    return max(t + d / 3.0 for t, d in zip(record.tiers, record.directions, strict=True))
+
+
+def data_signature(records: Sequence[Record]) -> str:
+    """``sha256:<hex>`` over the sorted (id, reference, hypothesis, score) of the records."""
+    h = hashlib.sha256()
+    for r in sorted(records, key=lambda r: r.id):
+        h.update(json.dumps([r.id, r.reference, r.hypothesis, r.score]).encode("utf-8"))
+        h.update(b"\n")
+    return "sha256:" + h.hexdigest()
+
+
+@dataclass
+class EncodedSplit:
+    """One split as a ``datasets.Dataset`` (columns ``id``, ``input_ids``, ``token_type_ids``,
+    ``length``, ``score``, ``base``) plus what was left out and why."""
+
+    dataset: Any
+    skipped_long: list[str] = field(default_factory=list)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.asarray(self.dataset["length"], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+
+def encode_records(
+    records: Sequence[Record], tokenizer: Any, *, max_length: int, long_pairs: str = "skip"
+) -> EncodedSplit:
+    """Encode records as ``[CLS] r [SEP] h [SEP]`` with a ``tokenizers.Tokenizer``.
+
+    ``long_pairs="skip"`` leaves out pairs over ``max_length`` (their ids are in ``skipped_long``);
+    ``"error"`` raises :class:`InputError` naming the first one.
+    """
+    import datasets
+
+    if long_pairs not in ("skip", "error"):
+        raise InputError(f"long_pairs must be 'skip' or 'error', got {long_pairs!r}")
+    encs = tokenizer.encode_batch([(r.reference, r.hypothesis) for r in records])
+    cols: dict[str, list[Any]] = {
+        "id": [],
+        "input_ids": [],
+        "token_type_ids": [],
+        "length": [],
+        "score": [],
+        "base": [],
+    }
+    skipped = []
+    for record, enc in zip(records, encs, strict=True):
+        if len(enc.ids) > max_length:
+            if long_pairs == "error":
+                raise InputError(
+                    f"record {record.id!r} encodes to {len(enc.ids)} tokens, more than "
+                    f"max_length={max_length}; raise max_length or set long_pairs=skip"
+                )
+            skipped.append(record.id)
+            continue
+        cols["id"].append(record.id)
+        cols["input_ids"].append(list(enc.ids))
+        cols["token_type_ids"].append(list(enc.type_ids))
+        cols["length"].append(len(enc.ids))
+        cols["score"].append(float(record.score))
+        cols["base"].append(base_position(record))
+    features = datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "input_ids": datasets.Sequence(datasets.Value("int32")),
+            "token_type_ids": datasets.Sequence(datasets.Value("int8")),
+            "length": datasets.Value("int32"),
+            "score": datasets.Value("float64"),
+            "base": datasets.Value("float64"),
+        }
+    )
+    return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)
+
+
+def length_grouped_batches(
+    lengths: Sequence[int] | np.ndarray,
+    *,
+    batch_size: int,
+    group_size: int,
+    seed: int,
+    epoch: int,
+) -> list[list[int]]:
+    """Deterministic length-grouped batches of indices for one epoch (see the module docstring)."""
+    n = len(lengths)
+    if n == 0:
+        return []
+    lengths = np.asarray(lengths)
+    rng = np.random.default_rng([seed, epoch])
+    perm = rng.permutation(n)
+    mega = batch_size * group_size
+    batches: list[list[int]] = []
+    for start in range(0, n, mega):
+        chunk = perm[start : start + mega]
+        # Longest first inside a mega-batch; the stable sort keeps ties in permutation order.
+        chunk = chunk[np.argsort(-lengths[chunk], kind="stable")]
+        batches.extend(chunk[i : i + batch_size].tolist() for i in range(0, len(chunk), batch_size))
+    order = rng.permutation(len(batches)).tolist()
+    batches = [batches[i] for i in order]
+    longest = max(range(len(batches)), key=lambda i: (int(lengths[batches[i]].max()), -i))
+    batches.insert(0, batches.pop(longest))
+    return batches
+
+
+def shard_batches(
+    batches: list[list[int]], *, num_processes: int, process_index: int
+) -> list[list[int]]:
+    """This process's share: every ``num_processes``-th batch. The list is first padded by
+    repeating its first batches so every process gets the same number (DDP needs equal steps)."""
+    if num_processes <= 1 or not batches:
+        return list(batches)
+    padded = list(batches)
+    i = 0
+    while len(padded) % num_processes:
+        padded.append(batches[i % len(batches)])
+        i += 1
+    return padded[process_index::num_processes]
+
+
+def collate(
+    split: EncodedSplit, indices: Sequence[int], *, pad_id: int, input_names: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Right-padded int64 arrays for the model inputs plus ``score`` and ``base`` (float32)."""
+    rows = split.dataset[list(indices)]
+    width = max(len(x) for x in rows["input_ids"])
+    b = len(indices)
+    ids = np.full((b, width), pad_id, dtype=np.int64)
+    mask = np.zeros((b, width), dtype=np.int64)
+    types = np.zeros((b, width), dtype=np.int64)
+    for row, (tok, typ) in enumerate(zip(rows["input_ids"], rows["token_type_ids"], strict=True)):
+        ids[row, : len(tok)] = tok
+        mask[row, : len(tok)] = 1
+        types[row, : len(typ)] = typ
+    arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    out = {name: arrays[name] for name in input_names}
+    out["score"] = np.asarray(rows["score"], dtype=np.float32)
+    out["base"] = np.asarray(rows["base"], dtype=np.float32)
+    return out

@@ -1,0 +1,161 @@
+"""``python -m training.export --run RUN_DIR --out FOLDER``: a training run -> a SITAR checkpoint.
+
+Loads the run's best weights (``best/torch``), its ``tokenizer.json`` and ``config.yaml``, picks real
+validation pairs for the parity check (spread over the length range, longest included) and calls
+:func:`sitar.modeling.export_checkpoint`, which writes ``sitar_config.json``, ``tokenizer.json``,
+``model.onnx``/``model.int8.onnx``, ``parity.json`` and ``torch/``. The checkpoint records the training
+config, its hash, the data signatures and the best validation metrics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sitar.errors import InputError, SitarError
+
+__all__ = ["export_run", "main", "parity_pairs"]
+
+
+def parity_pairs(
+    records: Sequence[Any], tokenizer: Any, *, max_length: int, n: int
+) -> tuple[list[str], list[str]]:
+    """Up to ``n`` (reference, hypothesis) pairs that fit ``max_length``, evenly spread over the
+    token-length range (shortest and longest included)."""
+    fitting = []
+    for r in records:
+        length = len(tokenizer.encode(r.reference, r.hypothesis).ids)
+        if length <= max_length:
+            fitting.append((length, r.id, r))
+    if not fitting:
+        raise InputError(f"no record fits max_length={max_length}; cannot check parity")
+    fitting.sort(key=lambda x: (x[0], x[1]))
+    if len(fitting) > n:
+        step = (len(fitting) - 1) / max(1, n - 1)
+        fitting = [fitting[round(i * step)] for i in range(n)]
+    return [x[2].reference for x in fitting], [x[2].hypothesis for x in fitting]
+
+
+def export_run(
+    run_dir: str | Path,
+    out: str | Path,
+    *,
+    name: str | None = None,
+    variants: Sequence[str] = ("fp32", "int8"),
+    default_variant: str = "int8",
+    parity_split: str | None = None,
+    parity_n: int = 64,
+    include_torch: bool = True,
+    overwrite: bool = False,
+    parity_atol: float | None = None,
+    int8_exclude: Sequence[str] = (),
+) -> Any:
+    """Export the best weights of ``run_dir`` into the checkpoint folder ``out``; returns its
+    :class:`~sitar.checkpoint.CheckpointConfig`."""
+    from sitar.modeling import export_checkpoint, load_regressor, load_tokenizer
+    from sitar.modeling.export import DEFAULT_PARITY_ATOL
+    from training.config import CONFIG_FILE, load_config
+    from training.data import load_splits
+
+    run_dir = Path(run_dir)
+    if not (run_dir / CONFIG_FILE).is_file():
+        raise InputError(f"{run_dir} is not a training run: {CONFIG_FILE} is missing")
+    if not (run_dir / "best" / "torch").is_dir():
+        raise InputError(f"{run_dir} has no best/ weights yet (no evaluation has run)")
+    config = load_config(run_dir / CONFIG_FILE)
+    model = load_regressor(run_dir / "best")
+    tokenizer = load_tokenizer(run_dir / "tokenizer.json")
+    splits = load_splits(config.data)
+    split = parity_split or config.eval_split
+    if split not in splits:
+        raise InputError(f"no records with split {split!r} for the parity check")
+    refs, hyps = parity_pairs(splits[split], tokenizer, max_length=config.max_length, n=parity_n)
+    best = json.loads((run_dir / "best" / "best.json").read_text(encoding="utf-8"))
+    data = (
+        json.loads((run_dir / "data.json").read_text(encoding="utf-8"))
+        if (run_dir / "data.json").is_file()
+        else None
+    )
+    training = {
+        "config": config.to_dict(),
+        "seed": config.seed,
+        "best_validation": best,
+        "data": data,
+        "run_dir": str(run_dir),
+    }
+    return export_checkpoint(
+        model,
+        tokenizer,
+        out,
+        name=name or config.name,
+        backbone=config.backbone,
+        max_length=config.max_length,
+        references=refs,
+        hypotheses=hyps,
+        variants=variants,
+        default_variant=default_variant,
+        include_torch=include_torch,
+        loss_weights={"boundary": config.lambda_boundary, "ordinal": config.lambda_ordinal},
+        rho=config.rho,
+        training=training,
+        training_config_hash=config.hash(),
+        parity_atol=DEFAULT_PARITY_ATOL if parity_atol is None else parity_atol,
+        overwrite=overwrite,
+        int8_exclude=int8_exclude,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.export",
+        description="Export a training run's best weights as a SITAR checkpoint folder "
+        "(ONNX fp32 + int8, tokenizer.json, sitar_config.json, parity.json, torch/).",
+    )
+    parser.add_argument("--run", required=True, help="training run directory (output_dir)")
+    parser.add_argument("--out", required=True, help="checkpoint folder to create")
+    parser.add_argument("--name", help="checkpoint name (default: the run's config name)")
+    parser.add_argument(
+        "--variants", default="fp32,int8", help="comma-separated ONNX variants: fp32,int8"
+    )
+    parser.add_argument("--default-variant", default="int8", choices=("fp32", "int8"))
+    parser.add_argument("--parity-split", help="record split for the parity pairs")
+    parser.add_argument("--parity-n", type=int, default=64, help="number of parity pairs")
+    parser.add_argument("--parity-atol", type=float, help="fp32 parity tolerance")
+    parser.add_argument(
+        "--int8-exclude",
+        default="",
+        help="comma-separated node-name substrings whose MatMuls stay fp32 in the int8 graph "
+        "(e.g. /key/,/output/dense/): less int8 drift, less speed-up",
+    )
+    parser.add_argument("--no-torch", action="store_true", help="do not ship torch/ weights")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
+    args = parser.parse_args(argv)
+    try:
+        config = export_run(
+            args.run,
+            args.out,
+            name=args.name,
+            variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
+            default_variant=args.default_variant,
+            parity_split=args.parity_split,
+            parity_n=args.parity_n,
+            include_torch=not args.no_torch,
+            overwrite=args.overwrite,
+            parity_atol=args.parity_atol,
+            int8_exclude=tuple(p for p in args.int8_exclude.split(",") if p),
+        )
+    except SitarError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    parity = json.loads((Path(args.out) / "parity.json").read_text(encoding="utf-8"))
+    print(f"wrote {config.folder} ({', '.join(config.onnx.available)})")
+    print(json.dumps(parity, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

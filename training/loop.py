@@ -1,0 +1,497 @@
+"""The training loop: one explicit ``accelerate`` loop over length-grouped batches.
+
+``train(config)`` builds the regressor on the configured backbone, encodes the record files with the
+backbone's fast tokenizer (saved as the run's ``tokenizer.json``, the file export ships), and
+optimises ``L = L_mse + λ_b L_boundary + λ_o L_ordinal`` with AdamW, linear/cosine warm-up and
+decay, gradient accumulation and clipping. Precision is bf16 autocast on a bf16-capable GPU and
+fp32 on CPU; fp16 is never used. Every ``eval_every`` optimiser steps it evaluates on the
+validation split (SPEC §8 regression metrics), keeps the best weights in ``best/`` and stops early
+after ``patience`` evaluations without improvement.
+
+Crash safety: at every evaluation the complete state (model, optimiser, scheduler, RNG states of
+every process via ``Accelerator.save_state``, plus the step, the data position ``(epoch, batch)``,
+early-stopping counters and the metric history in ``trainer_state.json``) is written to a temporary
+folder and renamed to ``checkpoints/last``. ``train(config, resume=True)`` continues from there and
+reproduces an uninterrupted run. Multi-GPU works unchanged with ``accelerate launch -m training``.
+
+Run layout: ``<output_dir>/config.yaml``, ``tokenizer.json``, ``data.json`` (data signature,
+skipped pairs), ``metrics.jsonl``, ``checkpoints/last/``, ``best/torch/``, ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from sitar._version import __version__
+from sitar.errors import InputError
+from sitar.modeling import HeadConfig, SitarLoss, build_regressor, load_tokenizer, save_regressor
+from sitar.modeling.model import find_pad_id
+from training.config import CONFIG_FILE, TrainConfig, load_config
+from training.data import (
+    EncodedSplit,
+    collate,
+    data_signature,
+    encode_records,
+    length_grouped_batches,
+    load_splits,
+    shard_batches,
+)
+from training.evaluate import regression_metrics
+
+__all__ = ["RESUMABLE_KEYS", "TrainResult", "predict_split", "train"]
+
+log = logging.getLogger("training")
+
+#: Settings that may differ between a run and its resumption; all others must match.
+RESUMABLE_KEYS = frozenset({"max_steps", "patience", "log_every", "notes"})
+STATE_FILE = "trainer_state.json"
+_LOWER_IS_BETTER = {"neg_mae", "neg_loss"}  # stored negated, so higher is always better
+
+
+@dataclass
+class TrainState:
+    """Everything besides tensors needed to resume exactly."""
+
+    step: int = 0
+    epoch: int = 0
+    batch_in_epoch: int = 0
+    best_metric: float | None = None
+    best_step: int | None = None
+    evals_without_improvement: int = 0
+    stopped_early: bool = False
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    run_dir: Path
+    steps: int
+    best_step: int | None
+    best_metric: float | None
+    stopped_early: bool
+    last_eval: dict[str, float]
+    #: Training loss (total) per optimiser step of this process, in order.
+    losses: tuple[float, ...]
+
+
+def _precision(config: TrainConfig) -> str:
+    gpu = torch.cuda.is_available() and not config.cpu
+    if config.precision == "fp32":
+        return "no"
+    if config.precision == "bf16":
+        if not (gpu and torch.cuda.is_bf16_supported()):
+            raise InputError(
+                "precision bf16 needs a GPU with bf16 support; use precision=auto or fp32 on CPU"
+            )
+        return "bf16"
+    return "bf16" if gpu and torch.cuda.is_bf16_supported() else "no"
+
+
+def _param_groups(model: Any, config: TrainConfig) -> list[dict[str, Any]]:
+    """AdamW groups: backbone with/without weight decay, heads at their own learning rate."""
+    decay, no_decay, head = [], [], []
+    for name, param in model.named_parameters():
+        if not param.requires_grad:
+            continue
+        if not name.startswith("backbone."):
+            head.append(param)
+        elif param.ndim < 2 or "LayerNorm" in name or "layer_norm" in name:
+            no_decay.append(param)
+        else:
+            decay.append(param)
+    return [
+        {"params": decay, "lr": config.learning_rate, "weight_decay": config.weight_decay},
+        {"params": no_decay, "lr": config.learning_rate, "weight_decay": 0.0},
+        {"params": head, "lr": config.head_learning_rate, "weight_decay": 0.0},
+    ]
+
+
+def _lr_lambda(config: TrainConfig):
+    warmup = int(config.warmup_ratio * config.max_steps)
+
+    def factor(step: int) -> float:
+        if warmup and step < warmup:
+            return (step + 1) / (warmup + 1)
+        if config.scheduler == "constant":
+            return 1.0
+        progress = (step - warmup) / max(1, config.max_steps - warmup)
+        progress = min(max(progress, 0.0), 1.0)
+        if config.scheduler == "cosine":
+            return 0.5 * (1.0 + math.cos(math.pi * progress))
+        return 1.0 - progress
+
+    return factor
+
+
+def predict_split(
+    model: Any,
+    split: EncodedSplit,
+    *,
+    batch_size: int,
+    pad_id: int,
+    accelerator: Any,
+    loss_fn: SitarLoss | None = None,
+) -> tuple[np.ndarray, float]:
+    """Raw predictions for a split in its row order (sharded across processes and gathered), and
+    the mean loss (nan without ``loss_fn``)."""
+    unwrapped = accelerator.unwrap_model(model)
+    order = np.argsort(-split.lengths, kind="stable")
+    batches = [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+    mine = batches[accelerator.process_index :: accelerator.num_processes]
+    results: list[tuple[int, float]] = []
+    loss_sum = 0.0
+    was_training = model.training
+    # Forward through the unwrapped module: a DDP forward may broadcast buffers, a collective that
+    # would hang while processes hold different numbers of evaluation batches.
+    model = unwrapped
+    model.eval()
+    with torch.no_grad():
+        for idx in mine:
+            arrays = collate(split, idx, pad_id=pad_id, input_names=unwrapped.input_names)
+            feed = {
+                k: torch.from_numpy(arrays[k]).to(accelerator.device) for k in unwrapped.input_names
+            }
+            with accelerator.autocast():
+                score, logits = model(**feed)
+            score, logits = score.float(), logits.float()
+            if loss_fn is not None:
+                target = torch.from_numpy(arrays["score"]).to(accelerator.device)
+                base = torch.from_numpy(arrays["base"]).to(accelerator.device)
+                loss_sum += float(loss_fn(score, logits, target, base).total) * len(idx)
+            results.extend(zip(idx, score.cpu().tolist(), strict=True))
+    if was_training:
+        model.train()
+    if accelerator.num_processes > 1:
+        from accelerate.utils import gather_object
+
+        results = gather_object(results)
+        loss_sum = float(sum(gather_object([loss_sum])))
+    preds = np.full(len(split), np.nan)
+    for i, s in results:
+        preds[i] = s
+    mean_loss = loss_sum / len(split) if loss_fn is not None else math.nan
+    return preds, mean_loss
+
+
+def _metric_value(config: TrainConfig, metrics: dict[str, float]) -> float:
+    if config.metric == "neg_mae":
+        return -metrics["mae"]
+    if config.metric == "neg_loss":
+        return -metrics["loss"]
+    value = metrics[config.metric]
+    return -math.inf if math.isnan(value) else value
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, allow_nan=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _check_resume_config(run_dir: Path, config: TrainConfig) -> None:
+    saved = load_config(run_dir / CONFIG_FILE)
+    a, b = saved.to_dict(), config.to_dict()
+    diff = sorted(k for k in a if a[k] != b.get(k) and k not in RESUMABLE_KEYS)
+    if diff:
+        raise InputError(
+            f"cannot resume {run_dir}: settings {diff} differ from the saved config.yaml "
+            f"(only {sorted(RESUMABLE_KEYS)} may change); start a new output_dir instead"
+        )
+
+
+def train(
+    config: TrainConfig,
+    *,
+    resume: bool = False,
+    stop_after_steps: int | None = None,
+) -> TrainResult:
+    """Train (or resume) a run; returns a summary. ``stop_after_steps`` ends this invocation after
+    that many optimiser steps without a final save, as a crash would (for tests and time-boxed
+    jobs); the run then continues with ``resume=True``."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+
+    run_dir = Path(config.output_dir)
+    last_dir = run_dir / "checkpoints" / "last"
+    if resume and not (last_dir / STATE_FILE).is_file():
+        raise InputError(f"nothing to resume in {run_dir}: {last_dir / STATE_FILE} is missing")
+    if not resume and (run_dir / CONFIG_FILE).exists():
+        raise InputError(
+            f"{run_dir} already holds a run; pass --resume to continue it or choose another "
+            "output_dir"
+        )
+    if resume:
+        _check_resume_config(run_dir, config)
+
+    accelerator = Accelerator(
+        mixed_precision=_precision(config), cpu=config.cpu, step_scheduler_with_optimizer=False
+    )
+    set_seed(config.seed)
+    main = accelerator.is_main_process
+
+    # Data: the tokenizer the run uses is the one that gets exported.
+    tokenizer = load_tokenizer(config.backbone)
+    pad_id = find_pad_id(tokenizer)
+    splits = load_splits(config.data)
+    if config.train_split not in splits:
+        raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
+    if config.eval_split not in splits:
+        raise InputError(f"no records with split {config.eval_split!r} in {list(config.data)}")
+    train_data = encode_records(
+        splits[config.train_split],
+        tokenizer,
+        max_length=config.max_length,
+        long_pairs=config.long_pairs,
+    )
+    eval_data = encode_records(
+        splits[config.eval_split], tokenizer, max_length=config.max_length, long_pairs="skip"
+    )
+    if len(train_data) == 0 or len(eval_data) == 0:
+        raise InputError("the train or validation split is empty after leaving out long pairs")
+    if main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            config.save(run_dir)
+        tokenizer.save(str(run_dir / "tokenizer.json"))
+        _write_json(
+            run_dir / "data.json",
+            {
+                "files": list(config.data),
+                "train": {
+                    "n": len(train_data),
+                    "signature": data_signature(splits[config.train_split]),
+                    "skipped_long": train_data.skipped_long,
+                },
+                "validation": {
+                    "n": len(eval_data),
+                    "signature": data_signature(splits[config.eval_split]),
+                    "skipped_long": eval_data.skipped_long,
+                },
+            },
+        )
+        for name, part in (("train", train_data), ("validation", eval_data)):
+            if part.skipped_long:
+                log.warning(
+                    "%d %s pairs exceed max_length=%d and are left out (listed in data.json)",
+                    len(part.skipped_long),
+                    name,
+                    config.max_length,
+                )
+
+    init = float(np.mean(train_data.dataset["score"])) if config.init_bias_from_data else None
+    model = build_regressor(
+        config.backbone, HeadConfig(pooling=config.pooling, dropout=config.dropout), init_score=init
+    )
+    optimizer = torch.optim.AdamW(
+        _param_groups(model, config),
+        betas=(config.adam_beta1, config.adam_beta2),
+        eps=config.adam_eps,
+    )
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _lr_lambda(config))
+    model, optimizer = accelerator.prepare(model, optimizer)
+    # Stepped by hand once per optimiser step; saved/restored with the accelerate state.
+    accelerator.register_for_checkpointing(scheduler)
+    loss_fn = SitarLoss(
+        lambda_boundary=config.lambda_boundary, lambda_ordinal=config.lambda_ordinal
+    ).to(accelerator.device)
+    input_names = accelerator.unwrap_model(model).input_names
+
+    state = TrainState()
+    if resume:
+        accelerator.load_state(str(last_dir))
+        saved = json.loads((last_dir / STATE_FILE).read_text(encoding="utf-8"))
+        state = TrainState(**saved)
+        if main:
+            _truncate_metrics(run_dir / "metrics.jsonl", state.step)
+            log.info("resumed %s at step %d (epoch %d, batch %d)", run_dir, *_pos(state))
+
+    def save_last() -> None:
+        tmp = run_dir / "checkpoints" / ".last.tmp"
+        if main and tmp.exists():
+            shutil.rmtree(tmp)
+        accelerator.wait_for_everyone()
+        accelerator.save_state(str(tmp))
+        if main:
+            _write_json(tmp / STATE_FILE, state.to_dict())
+            if last_dir.exists():
+                shutil.rmtree(last_dir)
+            os.replace(tmp, last_dir)
+        accelerator.wait_for_everyone()
+
+    def evaluate_now() -> dict[str, float]:
+        preds, mean_loss = predict_split(
+            model,
+            eval_data,
+            batch_size=config.eval_batch_size,
+            pad_id=pad_id,
+            accelerator=accelerator,
+            loss_fn=loss_fn,
+        )
+        metrics = regression_metrics(
+            preds, eval_data.dataset["score"], bases=eval_data.dataset["base"]
+        )
+        metrics["loss"] = mean_loss
+        return metrics
+
+    losses: list[float] = []
+    last_eval: dict[str, float] = {}
+    metrics_path = run_dir / "metrics.jsonl"
+    steps_this_run = 0
+    micro = 0
+    window: list[dict[str, float]] = []
+    t0 = time.time()
+    model.train()
+    done = state.step >= config.max_steps or state.stopped_early
+    while not done:
+        batches = length_grouped_batches(
+            train_data.lengths,
+            batch_size=config.batch_size,
+            group_size=config.length_group_size,
+            seed=config.seed,
+            epoch=state.epoch,
+        )
+        mine = shard_batches(
+            batches,
+            num_processes=accelerator.num_processes,
+            process_index=accelerator.process_index,
+        )
+        for b in range(state.batch_in_epoch, len(mine)):
+            arrays = collate(train_data, mine[b], pad_id=pad_id, input_names=input_names)
+            feed = {k: torch.from_numpy(arrays[k]).to(accelerator.device) for k in input_names}
+            target = torch.from_numpy(arrays["score"]).to(accelerator.device)
+            base = torch.from_numpy(arrays["base"]).to(accelerator.device)
+            micro += 1
+            sync = micro % config.grad_accum_steps == 0
+            # Skip the gradient all-reduce on micro-batches that do not end an accumulation group.
+            ctx = contextlib.nullcontext() if sync else accelerator.no_sync(model)
+            with ctx:
+                with accelerator.autocast():
+                    score, logits = model(**feed)
+                out = loss_fn(score.float(), logits.float(), target, base)  # losses in fp32
+                accelerator.backward(out.total / config.grad_accum_steps)
+            window.append(out.as_floats())
+            state.batch_in_epoch = b + 1
+            if not sync:
+                continue
+            if config.max_grad_norm > 0:
+                accelerator.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            state.step += 1
+            steps_this_run += 1
+            step_loss = float(np.mean([w["loss"] for w in window]))
+            losses.append(step_loss)
+            if state.step % config.log_every == 0 and main:
+                entry = {
+                    "step": state.step,
+                    "epoch": state.epoch,
+                    "lr": scheduler.get_last_lr()[0],
+                    **{k: float(np.mean([w[k] for w in window])) for k in window[0]},
+                    "elapsed_s": round(time.time() - t0, 2),
+                }
+                _append_jsonl(metrics_path, {"train": entry})
+                log.info("step %d loss %.4f", state.step, step_loss)
+            window = []
+            if state.step % config.eval_every == 0 or state.step >= config.max_steps:
+                last_eval = evaluate_now()
+                value = _metric_value(config, last_eval)
+                improved = state.best_metric is None or value > state.best_metric
+                if improved:
+                    state.best_metric, state.best_step = value, state.step
+                    state.evals_without_improvement = 0
+                    if main:
+                        best = run_dir / "best"
+                        save_regressor(accelerator.unwrap_model(model), best / "torch")
+                        _write_json(best / "best.json", {"step": state.step, **last_eval})
+                else:
+                    state.evals_without_improvement += 1
+                if config.patience and state.evals_without_improvement >= config.patience:
+                    state.stopped_early = True
+                entry = {"step": state.step, config.metric: value, **last_eval}
+                state.history.append(entry)
+                if main:
+                    _append_jsonl(metrics_path, {"eval": entry})
+                    log.info("eval step %d: %s", state.step, json.dumps(last_eval))
+                save_last()
+            if state.step >= config.max_steps or state.stopped_early:
+                done = True
+                break
+            if stop_after_steps is not None and steps_this_run >= stop_after_steps:
+                # Simulated crash: leave without saving; checkpoints/last holds the last evaluation.
+                return TrainResult(
+                    run_dir,
+                    state.step,
+                    state.best_step,
+                    state.best_metric,
+                    False,
+                    last_eval,
+                    tuple(losses),
+                )
+        else:
+            state.epoch += 1
+            state.batch_in_epoch = 0
+    if main:
+        _write_json(
+            run_dir / "summary.json",
+            {
+                "steps": state.step,
+                "best_step": state.best_step,
+                "best_metric": state.best_metric,
+                "metric": config.metric,
+                "stopped_early": state.stopped_early,
+                "last_eval": last_eval,
+                "training_config_hash": config.hash(),
+                "sitar_version": __version__,
+                "torch_version": torch.__version__,
+                "precision": accelerator.mixed_precision,
+                "num_processes": accelerator.num_processes,
+            },
+        )
+    accelerator.wait_for_everyone()
+    return TrainResult(
+        run_dir,
+        state.step,
+        state.best_step,
+        state.best_metric,
+        state.stopped_early,
+        last_eval,
+        tuple(losses),
+    )
+
+
+def _pos(state: TrainState) -> tuple[int, int, int]:
+    return state.step, state.epoch, state.batch_in_epoch
+
+
+def _append_jsonl(path: Path, obj: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(obj, allow_nan=True) + "\n")
+
+
+def _truncate_metrics(path: Path, step: int) -> None:
+    """Drop log lines written after the checkpoint we resume from (they will be redone)."""
+    if not path.is_file():
+        return
+    kept = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        inner = next(iter(entry.values()))
+        if int(inner.get("step", 0)) <= step:
+            kept.append(line)
+    path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
