@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 
 from cgd_reference import reference_decompose
-from stub_analyzer import KeywordAnalyzer
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from stub_analyzer import KeywordAnalyzer
 
 from sitar.cgd import decompose, segment
 from sitar.text import tokenize

@@ -9,6 +9,7 @@ summary (counts per domain) and exits non-zero on any problem.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -28,11 +29,39 @@ DOMAINS = {
     "everyday",
 }
 SLOT_TYPES = {
-    "person_name", "first_name", "last_name", "city", "country", "street_address", "date",
-    "weekday", "month", "time", "money", "number", "small_number", "ordinal", "percent", "phone",
-    "account_number", "flight_number", "order_number", "product", "company", "duration",
-    "quantity", "medication", "dose", "room", "gate", "platform", "team", "score", "year",
-    "department", "email",
+    "person_name",
+    "first_name",
+    "last_name",
+    "city",
+    "country",
+    "street_address",
+    "date",
+    "weekday",
+    "month",
+    "time",
+    "money",
+    "number",
+    "small_number",
+    "ordinal",
+    "percent",
+    "phone",
+    "account_number",
+    "flight_number",
+    "order_number",
+    "product",
+    "company",
+    "duration",
+    "quantity",
+    "medication",
+    "dose",
+    "room",
+    "gate",
+    "platform",
+    "team",
+    "score",
+    "year",
+    "department",
+    "email",
 }
 SLOT_RE = re.compile(r"\{([a-z_0-9]+)\}")
 WORD_RE = re.compile(r"\w+(?:['’]\w+)*")
@@ -52,14 +81,16 @@ def _check_spans(where: str, text: str, item: dict, errors: list[str]) -> None:
         for span in values:
             count = text.count(span)
             if count != 1:
-                errors.append(f"{where}: {role} span {span!r} occurs {count} times in the text (need 1)")
+                errors.append(
+                    f"{where}: {role} span {span!r} occurs {count} times in the text (need 1)"
+                )
                 continue
             start = text.index(span)
             spans.append((start, start + len(span), role))
     if not item.get("outcome"):
         errors.append(f"{where}: needs at least one outcome span")
     spans.sort()
-    for (s1, e1, r1), (s2, _e2, r2) in zip(spans, spans[1:]):
+    for (_s1, e1, r1), (s2, _e2, r2) in itertools.pairwise(spans):
         if s2 < e1:
             errors.append(f"{where}: spans overlap ({r1} ending at {e1} and {r2} starting at {s2})")
 
@@ -120,7 +151,9 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
             ids.add(str(uid))
             used = SLOT_RE.findall(template)
             if set(used) != set(slots):
-                errors.append(f"{where}: slots in template {sorted(set(used))} != declared {sorted(slots)}")
+                errors.append(
+                    f"{where}: slots in template {sorted(set(used))} != declared {sorted(slots)}"
+                )
             for name, kind in slots.items():
                 if kind not in SLOT_TYPES:
                     errors.append(f"{where}: slot {name!r} has unknown type {kind!r}")
@@ -141,7 +174,9 @@ def main() -> int:
         print("ERROR", e)
     for domain in sorted(DOMAINS):
         print(f"{domain:18s} {per_domain.get(domain, 0):5d}")
-    print(f"total utterances {sum(per_domain.values())}, templates {n_templates}, errors {len(errors)}")
+    print(
+        f"total utterances {sum(per_domain.values())}, templates {n_templates}, errors {len(errors)}"
+    )
     return 1 if errors else 0
 
 
