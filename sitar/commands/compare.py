@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from sitar.commands.explain import add_model_arguments, load_scorer
+from sitar.commands._model import add_model_arguments, load_scorer
 from sitar.errors import InputError
 
 __all__ = [

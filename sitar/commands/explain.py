@@ -18,63 +18,10 @@ import json
 import sys
 from typing import Any, TextIO
 
+from sitar.commands._model import add_model_arguments, load_scorer
 from sitar.io import add_pair_input_arguments, pairs_from_args
 
 __all__ = ["add_model_arguments", "load_scorer", "register", "run"]
-
-
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """Checkpoint and run options (the same meaning as in ``sitar score``)."""
-    model = parser.add_argument_group("model")
-    model.add_argument(
-        "--checkpoint",
-        metavar="PATH_OR_HUB_ID",
-        default=None,
-        help="checkpoint folder or Hugging Face repo id (default: the packaged default checkpoint)",
-    )
-    model.add_argument(
-        "--revision", default=None, help="Hugging Face revision (branch, tag or commit)"
-    )
-    model.add_argument(
-        "--backend",
-        choices=("onnx", "torch"),
-        default="onnx",
-        help="onnx: ONNX Runtime on CPU (default); torch: needs torch and the checkpoint's torch/",
-    )
-    model.add_argument(
-        "--variant",
-        choices=("int8", "fp32"),
-        default=None,
-        help="ONNX graph to use (default: the checkpoint's default)",
-    )
-    model.add_argument(
-        "--device", default=None, help="torch device for --backend torch (default: GPU if any)"
-    )
-    model.add_argument(
-        "--analyzer",
-        default=None,
-        help="CGD analyzer for gaps and long-input windows (default: 'lexicon')",
-    )
-    model.add_argument(
-        "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
-    )
-    model.add_argument(
-        "--threads", type=int, default=None, metavar="N", help="CPU threads for inference"
-    )
-
-
-def load_scorer(args: argparse.Namespace) -> Any:
-    from sitar.scorer import Scorer
-
-    return Scorer.load(
-        args.checkpoint,
-        backend=args.backend,
-        variant=args.variant,
-        threads=args.threads,
-        device=args.device,
-        revision=args.revision,
-        analyzer=args.analyzer,
-    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from sitar.commands._model import add_model_arguments, load_scorer
 from sitar.commands.compare import add_system_input_arguments, read_groups, read_system_inputs
-from sitar.commands.explain import add_model_arguments, load_scorer
 from sitar.errors import InputError
 
 __all__ = ["register", "run"]

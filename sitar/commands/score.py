@@ -16,6 +16,7 @@ import math
 import sys
 from typing import Any, TextIO
 
+from sitar.commands._model import add_model_arguments, load_scorer
 from sitar.io import add_pair_input_arguments, pairs_from_args
 
 __all__ = ["register", "run"]
@@ -31,44 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_pair_input_arguments(parser)
-    model = parser.add_argument_group("model")
-    model.add_argument(
-        "--checkpoint",
-        metavar="PATH_OR_HUB_ID",
-        default=None,
-        help="checkpoint folder or Hugging Face repo id (default: the packaged default checkpoint)",
-    )
-    model.add_argument(
-        "--revision", default=None, help="Hugging Face revision (branch, tag or commit)"
-    )
-    model.add_argument(
-        "--backend",
-        choices=("onnx", "torch"),
-        default="onnx",
-        help="onnx: ONNX Runtime on CPU (default); torch: needs torch and the checkpoint's torch/",
-    )
-    model.add_argument(
-        "--variant",
-        choices=("int8", "fp32"),
-        default=None,
-        help="ONNX graph to use (default: the checkpoint's default)",
-    )
-    model.add_argument(
-        "--device", default=None, help="torch device for --backend torch (default: GPU if any)"
-    )
-    model.add_argument(
-        "--analyzer",
-        default=None,
-        help="CGD analyzer used to window pairs longer than the model's max length "
-        "(default: 'lexicon')",
-    )
+    add_model_arguments(parser)
     run_group = parser.add_argument_group("run")
-    run_group.add_argument(
-        "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
-    )
-    run_group.add_argument(
-        "--threads", type=int, default=None, metavar="N", help="CPU threads for inference"
-    )
     run_group.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -145,18 +110,8 @@ def write_jsonl(out: TextIO, ids: list[str], result: Any, *, system_only: bool) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.scorer import Scorer
-
     pairs = pairs_from_args(args)
-    scorer = Scorer.load(
-        args.checkpoint,
-        backend=args.backend,
-        variant=args.variant,
-        threads=args.threads,
-        device=args.device,
-        revision=args.revision,
-        analyzer=args.analyzer,
-    )
+    scorer = load_scorer(args)
     result = scorer.score(
         references=[p.reference for p in pairs],
         hypotheses=[p.hypothesis for p in pairs],
