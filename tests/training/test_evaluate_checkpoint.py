@@ -1,0 +1,80 @@
+"""training.evaluate_checkpoint: dev-set protocol numbers on known scores, and a fixture run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from training import evaluate_checkpoint as ec
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "tiny_onnx"
+
+
+def _rows():
+    # One reference, four variants: T0, T1, T2, T2+T1.
+    vectors = {"a": (0, 0, 1), "c": (0, 1, 0), "f": (1, 0, 0), "i": (1, 1, 0)}
+    return [
+        {
+            "ref_id": "r1",
+            "profile": p,
+            "reference": "x",
+            "hypothesis": p,
+            "counts": {"c2": v[0], "c1": v[1], "c0": v[2]},
+        }
+        for p, v in vectors.items()
+    ]
+
+
+def test_t2_over_t1_share_by_hand():
+    rows = _rows()
+    # T2 variants f, i vs the T1 variant c: f (0.9) > c (0.5), i (0.4) < c -> 1 of 2.
+    assert ec.t2_over_t1_share(rows, [0.0, 0.5, 0.9, 0.4]) == 0.5
+    assert ec.t2_over_t1_share(rows, [0.0, 0.5, 0.9, 0.95]) == 1.0
+
+
+class _ExactScorer:
+    """Scores each dev pair with its own SPEC §5 target: the protocol must then be perfect."""
+
+    signature = "test"
+
+    def __init__(self, rows):
+        self.by_hyp = {(r["reference"], r["hypothesis"]): r["normalized"] for r in rows}
+
+    def score(self, *, references, hypotheses, batch_size=32):
+        return SimpleNamespace(
+            scores=[self.by_hyp[(r, h)] for r, h in zip(references, hypotheses, strict=True)]
+        )
+
+
+def test_devset_report_with_exact_targets():
+    pytest.importorskip("jiwer")
+    rows = [json.loads(line) for line in ec.DEFAULT_DEVSET.read_text(encoding="utf-8").splitlines()]
+    report = ec.devset_report(_ExactScorer(rows), ec.DEFAULT_DEVSET)
+    assert report["n_pairs"] == 165
+    assert report["sitar"]["pairwise_agreement"] == 1.0
+    assert report["sitar"]["mean_spearman"] == pytest.approx(1.0)
+    assert report["sitar"]["t2_over_t1_share"] == 1.0
+    assert report["sitar"]["t0_only_median"] < 0.1
+    # WER does not know severity: it cannot order these variants perfectly.
+    assert report["wer"]["pairwise_agreement"] < 0.9
+
+
+def test_cli_on_the_tiny_fixture(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("jiwer")
+    out = tmp_path / "report.json"
+    assert ec.main(["--checkpoint", str(FIXTURE), "-o", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert "ckpt:sitar-tiny-test" in report["signature"]
+    assert report["devset"]["n_pairs"] == 165
+    assert 0.0 <= report["devset"]["sitar"]["pairwise_agreement"] <= 1.0
+
+
+def test_cli_bad_devset_exit_code(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    assert ec.main(["--checkpoint", str(FIXTURE), "--devset", str(tmp_path / "missing.jsonl")]) == 2
+    assert "dev set not found" in capsys.readouterr().err

@@ -1,0 +1,194 @@
+"""Evaluate an exported checkpoint: the public dev set (controlled ordering) and held-out records.
+
+``python -m training.evaluate_checkpoint --checkpoint DIR [--devset FILE] [--records FILE ...]``
+scores with :class:`sitar.scorer.Scorer` (ONNX by default, so this measures what users run) and
+reports, as JSON with the score signature:
+
+* on the dev set (``annotation/devset/sitar_dev_v1.jsonl``, 15 references x 11 profiles): the SPEC
+  §8 controlled-ordering protocol (mean per-reference strict pairwise agreement and mean Spearman)
+  for the checkpoint and, on the same pairs, for WER as a baseline; the median normalized score of
+  the T0-only variants (profiles a, b); and the share of within-reference (T2 variant, T1-only
+  variant) pairs in which the T2 variant scores strictly higher;
+* on record files (``sitar.record/1``, e.g. a synthetic test split): the SPEC §8 regression metrics
+  on the raw scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitar.errors import InputError, SitarError
+from sitar.records import read_records
+from training.evaluate import controlled_ordering, regression_metrics
+
+__all__ = ["devset_report", "evaluate_checkpoint", "main", "records_report", "t2_over_t1_share"]
+
+DEFAULT_DEVSET = (
+    Path(__file__).resolve().parents[1] / "annotation" / "devset" / "sitar_dev_v1.jsonl"
+)
+_T0_PROFILES = ("a", "b")
+
+
+def _load_devset(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise InputError(f"dev set not found: {path}")
+    rows = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{lineno}: invalid JSON ({e.msg})") from e
+        for key in ("ref_id", "profile", "reference", "hypothesis", "counts"):
+            if key not in row:
+                raise InputError(f"{path}:{lineno}: missing field {key!r}")
+        rows.append(row)
+    return rows
+
+
+def _vector(row: dict[str, Any]) -> tuple[int, int, int]:
+    c = row["counts"]
+    return (int(c["c2"]), int(c["c1"]), int(c["c0"]))
+
+
+def t2_over_t1_share(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> float:
+    """Share of within-reference pairs (variant with a T2 edit, variant whose worst edit is T1)
+    where the T2 variant scores strictly higher."""
+    by_ref: dict[str, list[tuple[tuple[int, int, int], float]]] = defaultdict(list)
+    for row, score in zip(rows, scores, strict=True):
+        by_ref[row["ref_id"]].append((_vector(row), float(score)))
+    good = total = 0
+    for items in by_ref.values():
+        t2 = [s for v, s in items if v[0] > 0]
+        t1 = [s for v, s in items if v[0] == 0 and v[1] > 0]
+        for a in t2:
+            for b in t1:
+                total += 1
+                good += a > b
+    return good / total if total else float("nan")
+
+
+def _ordering(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[str, float]:
+    groups: dict[str, list[tuple[tuple[int, int, int], float]]] = defaultdict(list)
+    for row, score in zip(rows, scores, strict=True):
+        groups[row["ref_id"]].append((_vector(row), float(score)))
+    result = controlled_ordering(list(groups.values()))
+    return {
+        "pairwise_agreement": result.pairwise_agreement,
+        "mean_spearman": result.mean_spearman,
+        "n_references": result.n_references,
+        "n_pairs": result.n_pairs,
+    }
+
+
+def devset_report(scorer: Any, path: Path, *, batch_size: int = 32) -> dict[str, Any]:
+    from sitar.diagnostics import word_error_counts
+
+    rows = _load_devset(path)
+    refs = [r["reference"] for r in rows]
+    hyps = [r["hypothesis"] for r in rows]
+    result = scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size)
+    scores = list(result.scores)
+    errors, words = word_error_counts(references=refs, hypotheses=hyps)
+    wer = (errors / np.maximum(words, 1)).tolist()
+    t0 = [s for r, s in zip(rows, scores, strict=True) if r["profile"] in _T0_PROFILES]
+    return {
+        "file": str(path),
+        "n_pairs": len(rows),
+        "sitar": {
+            **_ordering(rows, scores),
+            "t0_only_median": float(np.median(t0)) if t0 else float("nan"),
+            "t2_over_t1_share": t2_over_t1_share(rows, scores),
+        },
+        "wer": {
+            **_ordering(rows, wer),
+            "t0_only_median": float(
+                np.median(
+                    [w for r, w in zip(rows, wer, strict=True) if r["profile"] in _T0_PROFILES]
+                )
+            ),
+            "t2_over_t1_share": t2_over_t1_share(rows, wer),
+        },
+        "per_profile_mean": {
+            p: float(np.mean([s for r, s in zip(rows, scores, strict=True) if r["profile"] == p]))
+            for p in sorted({r["profile"] for r in rows})
+        },
+    }
+
+
+def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) -> dict[str, Any]:
+    records = [rec for path in paths for rec in read_records(path)]
+    if not records:
+        raise InputError("no records to evaluate")
+    result = scorer.score(
+        references=[r.reference for r in records],
+        hypotheses=[r.hypothesis for r in records],
+        batch_size=batch_size,
+    )
+    metrics = regression_metrics(list(result.raw), [r.score for r in records])
+    return {"files": [str(p) for p in paths], **metrics}
+
+
+def evaluate_checkpoint(
+    checkpoint: str,
+    *,
+    devset: Path | None = DEFAULT_DEVSET,
+    records: Sequence[Path] = (),
+    variant: str | None = None,
+    threads: int | None = None,
+    batch_size: int = 32,
+) -> dict[str, Any]:
+    from sitar.scorer import Scorer
+
+    scorer = Scorer.load(checkpoint, variant=variant, threads=threads)
+    report: dict[str, Any] = {"checkpoint": checkpoint, "signature": scorer.signature}
+    if devset is not None:
+        report["devset"] = devset_report(scorer, devset, batch_size=batch_size)
+    if records:
+        report["records"] = records_report(scorer, records, batch_size=batch_size)
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluate_checkpoint", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--checkpoint", required=True, help="checkpoint folder or hub id")
+    parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET, help="dev set JSONL")
+    parser.add_argument("--no-devset", action="store_true", help="skip the dev set")
+    parser.add_argument("--records", type=Path, nargs="*", default=[], help="sitar.record/1 files")
+    parser.add_argument("--variant", choices=("int8", "fp32"), default=None)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("-o", "--output", type=Path, help="write the JSON report here too")
+    args = parser.parse_args(argv)
+    try:
+        report = evaluate_checkpoint(
+            args.checkpoint,
+            devset=None if args.no_devset else args.devset,
+            records=args.records,
+            variant=args.variant,
+            threads=args.threads,
+            batch_size=args.batch_size,
+        )
+    except SitarError as e:
+        print(f"evaluate_checkpoint: error: {e}", file=sys.stderr)
+        return 2
+    text = json.dumps(report, indent=2, sort_keys=True)
+    print(text)
+    if args.output:
+        args.output.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
