@@ -24,6 +24,7 @@ from sitar.commands._model import add_model_arguments, load_scorer
 from sitar.errors import InputError
 
 __all__ = [
+    "add_statistics_arguments",
     "add_system_input_arguments",
     "read_groups",
     "read_system_inputs",
@@ -130,6 +131,21 @@ def read_groups(path: str) -> dict[str, str]:
     return groups
 
 
+def add_statistics_arguments(parser: argparse.ArgumentParser) -> None:
+    """Bootstrap and WER options shared by ``sitar compare`` and ``sitar report``."""
+    stats = parser.add_argument_group("statistics")
+    stats.add_argument(
+        "--bootstrap", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
+    )
+    stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    stats.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+    )
+    stats.add_argument(
+        "--no-wer", dest="wer", action="store_false", help="skip the WER column (no jiwer)"
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compare",
@@ -143,17 +159,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_system_input_arguments(parser)
     add_model_arguments(parser)
-    stats = parser.add_argument_group("statistics")
-    stats.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
-    )
-    stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    stats.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
-    )
-    stats.add_argument(
-        "--no-wer", dest="wer", action="store_false", help="skip the WER column (no jiwer)"
-    )
+    add_statistics_arguments(parser)
     out = parser.add_argument_group("output")
     out.add_argument(
         "--json", dest="as_json", action="store_true", help="write JSON instead of the table"

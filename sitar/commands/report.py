@@ -12,7 +12,12 @@ import argparse
 import sys
 
 from sitar.commands._model import add_model_arguments, load_scorer
-from sitar.commands.compare import add_system_input_arguments, read_groups, read_system_inputs
+from sitar.commands.compare import (
+    add_statistics_arguments,
+    add_system_input_arguments,
+    read_groups,
+    read_system_inputs,
+)
 from sitar.errors import InputError
 
 __all__ = ["register", "run"]
@@ -30,17 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_system_input_arguments(parser)
     add_model_arguments(parser)
-    stats = parser.add_argument_group("statistics")
-    stats.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
-    )
-    stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    stats.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
-    )
-    stats.add_argument(
-        "--no-wer", dest="wer", action="store_false", help="skip the WER column (no jiwer)"
-    )
+    add_statistics_arguments(parser)
     out = parser.add_argument_group("output")
     out.add_argument("--title", default="SITAR report", help="report title")
     out.add_argument("-o", "--output", metavar="PATH", required=True, help="HTML file to write")
