@@ -6,36 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
+from tiny_pairs import HYPS, REFS
 
 import sitar.cli
 from sitar.signature import parse_signature
 
 TINY = str(Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx")
-REFS = [
-    "the cat sat on the mat",
-    "please send the invoice on friday",
-    "call the doctor tomorrow morning",
-    "",
-    "I booked a table for two at noon",
-]
-HYPS = [
-    "the dog sat on the mat",
-    "please send the invoice on monday",
-    "call the doctor",
-    "okay thanks",
-    "I booked a table for ten at noon",
-]
 # Pinned fp32 scores of the tiny checkpoint (see test_inference_scorer.py), 6 decimals as in TSV.
 TSV_FP32 = ["0.631229", "0.471085", "0.000000", "0.435351", "1.000000"]
 SYSTEM_FP32 = (0.6312291281563894 + 0.4710851567132132 + 0.4353505202702113 + 1.0) / 5
-
-
-@pytest.fixture(autouse=True)
-def _score_registered(monkeypatch):
-    # The lead's cli.py lists its subcommands in COMMANDS; make sure `score` is among them here
-    # so these tests run through the real main() either way.
-    if "score" not in sitar.cli.COMMANDS:
-        monkeypatch.setattr(sitar.cli, "COMMANDS", (*sitar.cli.COMMANDS, "score"))
 
 
 def _run(capsys, *argv):

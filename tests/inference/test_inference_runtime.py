@@ -8,25 +8,12 @@ import random
 
 import numpy as np
 import pytest
+from tiny_pairs import HYPS, REFS
 
 from sitar.checkpoint import CONFIG_FILE, CheckpointConfig
 from sitar.errors import CheckpointError, InputError
 from sitar.runtime import OnnxPredictor, PairEncoder, length_sorted_batches
 
-REFS = [
-    "the cat sat on the mat",
-    "please send the invoice on friday",
-    "call the doctor tomorrow morning",
-    "",
-    "I booked a table for two at noon",
-]
-HYPS = [
-    "the dog sat on the mat",
-    "please send the invoice on monday",
-    "call the doctor",
-    "okay thanks",
-    "I booked a table for ten at noon",
-]
 # Pinned outputs of tests/fixtures/make_tiny_onnx.py (seed 20261129); onnxruntime 1.32 on CPU.
 RAW_FP32 = [1.4728679656982422, 1.0991986989974976, -0.025998950004577637, 1.0158178806304932,
             2.4131150245666504]  # fmt: skip

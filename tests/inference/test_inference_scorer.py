@@ -12,6 +12,7 @@ import types
 
 import numpy as np
 import pytest
+from tiny_pairs import HYPS, REFS
 
 from sitar.cgd import segment
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
@@ -26,20 +27,6 @@ from sitar.scorer import (
 from sitar.signature import parse_signature
 from sitar.targets import score_from_tiers
 
-REFS = [
-    "the cat sat on the mat",
-    "please send the invoice on friday",
-    "call the doctor tomorrow morning",
-    "",
-    "I booked a table for two at noon",
-]
-HYPS = [
-    "the dog sat on the mat",
-    "please send the invoice on monday",
-    "call the doctor",
-    "okay thanks",
-    "I booked a table for ten at noon",
-]
 # Pinned normalised scores (tests/fixtures/make_tiny_onnx.py, seed 20261129): pair 2 is clipped
 # at 0 (raw -0.026) and pair 4 at 7/3 (raw 2.41).
 SCORES_FP32 = [0.6312291281563894, 0.4710851567132132, 0.0, 0.4353505202702113, 1.0]
