@@ -26,6 +26,7 @@ from sitar.errors import InputError
 __all__ = [
     "add_statistics_arguments",
     "add_system_input_arguments",
+    "read_compare_inputs",
     "read_groups",
     "read_system_inputs",
     "register",
@@ -131,6 +132,19 @@ def read_groups(path: str) -> dict[str, str]:
     return groups
 
 
+def read_compare_inputs(
+    args: argparse.Namespace,
+) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str] | None]:
+    """References, systems and groups for ``compare``/``report``, joined and checked by id before
+    any model is loaded, so that a bad file fails fast and names every missing or extra id."""
+    from sitar.diagnostics import join_by_id
+
+    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
+    groups = read_groups(args.groups) if args.groups else None
+    join_by_id(references, systems)
+    return references, systems, groups
+
+
 def add_statistics_arguments(parser: argparse.ArgumentParser) -> None:
     """Bootstrap and WER options shared by ``sitar compare`` and ``sitar report``."""
     stats = parser.add_argument_group("statistics")
@@ -170,16 +184,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.diagnostics import compare, join_by_id
+    from sitar.diagnostics import compare
 
     if len(args.systems) < 2:
         raise InputError(
             f"give at least two systems with --system NAME=PATH, got {len(args.systems)}"
         )
-    # Inputs first, so that a bad file fails before the model is loaded.
-    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
-    groups = read_groups(args.groups) if args.groups else None
-    join_by_id(references, systems)  # names missing/extra ids before the model is loaded
+    references, systems, groups = read_compare_inputs(args)
     result = compare(
         load_scorer(args),
         references=references,

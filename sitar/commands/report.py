@@ -15,8 +15,7 @@ from sitar.commands._model import add_model_arguments, load_scorer
 from sitar.commands.compare import (
     add_statistics_arguments,
     add_system_input_arguments,
-    read_groups,
-    read_system_inputs,
+    read_compare_inputs,
 )
 from sitar.errors import InputError
 
@@ -43,15 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.diagnostics import join_by_id
     from sitar.report import build_report, write_report
 
     if not args.systems:
         raise InputError("give at least one system with --system NAME=PATH")
-    # Inputs first, so that a bad file fails before the model is loaded.
-    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
-    groups = read_groups(args.groups) if args.groups else None
-    join_by_id(references, systems)  # names missing/extra ids before the model is loaded
+    references, systems, groups = read_compare_inputs(args)
     report_html = build_report(
         load_scorer(args),
         references=references,
