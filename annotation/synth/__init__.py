@@ -4,16 +4,27 @@ References from the hand-written pool get planned edits of known tier (T0 anywhe
 spans, T2 on outcome spans), ASR-like where possible (CMU phonetic neighbours, fillers, restarts,
 number formats). Every pair is segmented with CGD and its targets are computed from per-gap tiers
 with SPEC §5, so the records (``sitar.record/1``) match the LLM annotation pipeline's. Run
-``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K``.
+``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K`` (add
+``--passage-probability P`` / ``--family-probability Q`` for the ``synth-1.1`` passages and nested
+siblings).
 """
 
 from __future__ import annotations
 
-__all__ = ["GENERATOR_VERSION", "GenerationConfig", "generate_corpus", "map_edits_to_gaps"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "GENERATOR_VERSION_V11",
+    "GenerationConfig",
+    "generate_corpus",
+    "generator_version",
+    "map_edits_to_gaps",
+]
 
 from annotation.synth.generate import (
     GENERATOR_VERSION,
+    GENERATOR_VERSION_V11,
     GenerationConfig,
     generate_corpus,
+    generator_version,
     map_edits_to_gaps,
 )

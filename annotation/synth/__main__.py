@@ -3,6 +3,10 @@
 Generates the synthetic corpus (see :mod:`annotation.synth.generate`) into ``DIR`` with a progress
 bar and prints a summary; ``--card PATH`` also writes the data card. Errors from SITAR
 (:class:`~sitar.errors.SitarError`) exit with status 2 and a one-line message.
+
+``--passage-probability P`` and ``--family-probability Q`` (both 0 by default, which reproduces the
+``synth-1.0`` corpus byte for byte) turn on multi-sentence passages and nested siblings
+(``synth-1.1``).
 """
 
 from __future__ import annotations
@@ -41,6 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-augment", action="store_true", help="skip training-split augmentation")
     p.add_argument("--strict", action="store_true", help="fail on an invalid pool line")
+    p.add_argument(
+        "--passage-probability",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="share of references joined with 1-2 same-domain, same-split references into a "
+        "passage (default 0; any value > 0 gives a synth-1.1 corpus)",
+    )
+    p.add_argument(
+        "--family-probability",
+        type=float,
+        default=0.0,
+        metavar="Q",
+        help="share of pairs with a token-changing T0 edit that also get a nested sibling "
+        "without one T0 edit (default 0; any value > 0 gives a synth-1.1 corpus)",
+    )
     p.add_argument("--card", type=Path, default=None, help="also write the data card here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -52,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --pairs-per-reference must be >= 1 and --fills-per-template >= 0",
               file=sys.stderr)  # fmt: skip
         return 2
+    for name in ("passage_probability", "family_probability"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            flag = "--" + name.replace("_", "-")
+            print(f"error: {flag} must be in [0, 1]", file=sys.stderr)
+            return 2
     config = GenerationConfig(
         seed=args.seed,
         pairs_per_reference=args.pairs_per_reference,
@@ -59,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         limit=args.limit,
         augment=not args.no_augment,
         strict=args.strict,
+        passage_probability=args.passage_probability,
+        family_probability=args.family_probability,
     )
     analyzer = StandInAnalyzer() if args.analyzer == "standin" else args.analyzer
     progress = None
@@ -88,6 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"pair positions {before['pair_max_position']}")
     print(f"histogram (0.1 bins) {before['score_histogram_normalized_0.1_bins']}")
     print(f"boundary pairs {before['boundary_pairs']} ({100 * before['boundary_pair_rate']:.1f} %)")
+    if "passages" in stats:
+        passages, families = stats["passages"], stats["families"]
+        print(f"generator {stats['generator_version']}: passage references "
+              f"{passages['references']} ({passages['pairs']} pairs), nested siblings "
+              f"{families['siblings']} of {families['drawn']} drawn")  # fmt: skip
     if args.card is not None:
         print(f"data card: {args.card}")
     return 0

@@ -3,7 +3,9 @@
 The numbers (counts, tier distribution, score histogram, operator counts, unexplained-gap rate)
 come from the run; the prose sections (sources, operators, mapping and boundary rules, known
 biases) are written here once and rendered with them, so the card always describes the code that
-produced the data.
+produced the data. The section on passages and nested siblings is rendered only for a
+``synth-1.1`` run (``--passage-probability`` or ``--family-probability`` above 0), so the card of a
+default run is unchanged.
 """
 
 from __future__ import annotations
@@ -74,6 +76,73 @@ def _table(d: Mapping[str, Any], head: tuple[str, str]) -> list[str]:
     return lines
 
 
+def _v11_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    """The section on passages and nested siblings (``synth-1.1`` runs only)."""
+    passages = stats["passages"]
+    families = stats["families"]
+    out = ["## Passages and nested siblings (synth-1.1)", ""]
+    w = out.append
+    w(
+        "A model trained on `synth-1.0` gave long multi-sentence references with a single T0 "
+        "edit a score well above 0 (the pool's references are mostly one sentence), and scored "
+        "a hypothesis *lower* when one more disfluency was added, although the SPEC §5 target "
+        "rises slightly (`[2]` -> 2.0, `[2, 0]` -> 2.042; `[0]` -> 0, `[0, 0]` -> 0.167). Two "
+        "options address this; with both at 0 the generator is `synth-1.0` and its output is "
+        "unchanged."
+    )
+    w("")
+    w(
+        f"- **Passages** (`--passage-probability {config.get('passage_probability', 0.0)}`): "
+        "with this probability a reference is joined with one or two references (even odds) of "
+        "other pool items of the same domain into a passage, parts in a seeded random order, "
+        "separated by a space; role spans and restatable values of every part are kept, so "
+        "edits are planned over the whole passage and land in any sentence. Partners that would "
+        f"make the passage longer than {passages['max_tokens']} tokens, or that share a value "
+        "token (a number of two or more characters, a name) with another part, are skipped, so "
+        "that no value counts as recoverable from an unrelated sentence. **Split safety**: the "
+        "split of every pool item is drawn first (same seed and fractions, grouped by pool "
+        "item) and a passage only joins items of one split; every record lists all its pool "
+        "items in `provenance.pool_ids`, and the generator checks that no pool item and no "
+        "reference text occurs in two splits."
+    )
+    w(
+        f"  Passage references: {passages['references']} "
+        f"({passages['references_without_partner']} found no partner and stayed single); "
+        f"passage pairs: {passages['pairs']} (by number of parts {passages['pairs_by_parts']}; "
+        f"by split {passages['pairs_by_split']}); their pair positions: "
+        f"{passages['summary']['pair_max_position']}."
+    )
+    w(
+        f"- **Nested siblings** (`--family-probability {config.get('family_probability', 0.0)}`): "
+        "a pair with at least two edits, at least one of them a T0 edit that changes a token, "
+        "gets with this probability a sibling on the same reference (restated or not) and the "
+        "same surface choice: the same edits minus one randomly chosen such T0 edit, applied, "
+        "segmented, mapped and scored like any pair (id = parent id + `n`; "
+        "`provenance.family_of`, `family_removed_index`, `family_removed_edit`). It shares its "
+        "parent's pool item and therefore its split. A sibling is dropped when its hypothesis is "
+        "the reference or another hypothesis of the reference, and when CGD re-segments it "
+        "differently from 'the parent minus that edit', so a sibling differs from its parent "
+        "by exactly the removed edit's gap (or by nothing, where that edit shared a gap): its "
+        "score is never higher, and lower whenever the edit had a gap of its own next to others."
+    )
+    w(
+        f"  Eligible pairs: {families['eligible_pairs']}; drawn: {families['drawn']}; siblings: "
+        f"{families['siblings']} (by split {families['siblings_by_split']}), "
+        f"{families['siblings_with_lower_score']} with a lower score than the parent and "
+        f"{families['siblings_with_equal_score']} with the same; dropped: "
+        f"{families['skipped_equals_reference']} equal to the reference, "
+        f"{families['skipped_duplicate']} duplicates, {families['skipped_resegmented']} "
+        f"re-segmented. Removed operators: {families['removed_operators']}."
+    )
+    w(
+        "- Limitation: a passage is a concatenation of unrelated utterances of one domain, not a "
+        "coherent discourse (no sentence refers to another), and its parts also occur as single "
+        "references in the same split."
+    )
+    w("")
+    return out
+
+
 def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     """The Markdown data card for one generator run."""
     before = stats["before_augmentation"]
@@ -88,6 +157,16 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
         f"--fills-per-template {config['fills_per_template']}"
         + (f" --limit {config['limit']}" if config.get("limit") else "")
         + (" --no-augment" if not config.get("augment", True) else "")
+        + (
+            f" --passage-probability {config['passage_probability']}"
+            if config.get("passage_probability")
+            else ""
+        )
+        + (
+            f" --family-probability {config['family_probability']}"
+            if config.get("family_probability")
+            else ""
+        )
     )
     out: list[str] = []
     w = out.append
@@ -184,6 +263,8 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
     )
     w("5. `sitar.segment`, mapping, `score_from_tiers`.")
     w("")
+    if "passages" in stats:
+        out.extend(_v11_section(stats, config))
     w("## Operators")
     w("")
     w("| operator | planned tier | acts on | what | planned | mapped to a gap |")

@@ -33,6 +33,18 @@ contributes nothing.
 
 Everything is a function of the seed and the pool: per-pair random generators are seeded from
 strings (``"{seed}:{reference id}:{k}"``), and no set or dict order reaches the output.
+
+Two opt-in options (both 0 by default, which gives ``synth-1.0`` output byte for byte; any other
+value gives ``synth-1.1``):
+
+* ``passage_probability`` (:func:`build_passages`): a reference becomes a 2-3 part *passage*,
+  joined with one or two references of other pool items of the same domain **and the same split**
+  (each pool item's split is drawn before the passages are built, :func:`assign_group_splits`), so
+  that long multi-sentence references with few edits exist.
+* ``family_probability``: a pair with a token-changing T0 edit (and at least two edits) also
+  yields a *nested sibling* -- the same reference and edits minus one T0 edit, re-segmented and
+  re-scored -- so that pairs differing by exactly one disfluency, with their slightly different
+  SPEC §5 targets, are seen together (same pool item, so same split).
 """
 
 from __future__ import annotations
@@ -75,19 +87,27 @@ from sitar.text import Token, in_token, tokenize
 
 __all__ = [
     "GENERATOR_VERSION",
+    "GENERATOR_VERSION_V11",
     "GenerationConfig",
     "PoolItem",
     "Reference",
     "StandInAnalyzer",
     "asr_surface",
+    "assign_group_splits",
+    "build_passages",
     "generate_corpus",
     "generate_pairs",
+    "generator_version",
     "load_pool",
     "map_edits_to_gaps",
 ]
 
-#: Bump when the generator's output changes for the same seed and pool.
+#: Bump when the generator's output changes for the same seed and pool. ``GENERATOR_VERSION`` is
+#: the output with the default options (no passages, no families); ``GENERATOR_VERSION_V11`` the
+#: output with ``passage_probability`` or ``family_probability`` above 0 (see
+#: :func:`generator_version`).
 GENERATOR_VERSION = f"synth-1.0+lex{lexicon.LEXICON_VERSION}"
+GENERATOR_VERSION_V11 = f"synth-1.1+lex{lexicon.LEXICON_VERSION}"
 SOURCE = "synth-v1"
 DEFAULT_POOL_ROOT = Path(__file__).resolve().parents[1] / "sources"
 
@@ -112,6 +132,10 @@ OP_WEIGHTS: dict[str, float] = {
     "phonetic_outcome": 2.0,
 }  # fmt: skip
 CLEAN_OPS = ("punctuation", "case")
+#: Passages: at most this many tokens in all (the dev set's references have 40-60 words), and one
+#: or two partner references with these weights.
+PASSAGE_MAX_TOKENS = 80
+PASSAGE_PARTNER_WEIGHTS = {1: 0.5, 2: 0.5}
 
 
 @dataclass(frozen=True)
@@ -131,11 +155,38 @@ class GenerationConfig:
     max_variants_per_parent: int = 4
     #: Raise on an invalid pool line instead of skipping (and counting) it.
     strict: bool = False
+    #: Probability that a reference is extended into a 2-3 part passage (:func:`build_passages`).
+    passage_probability: float = 0.0
+    #: Probability that an eligible pair also yields a nested sibling without one T0 edit.
+    family_probability: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("passage_probability", "family_probability"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
+            if not 0.0 <= value <= 1.0:
+                raise InputError(f"{name} must be in [0, 1], got {value!r}")
+
+    @property
+    def uses_v11_options(self) -> bool:
+        """Whether passages or families are on (the output is then ``synth-1.1``)."""
+        return self.passage_probability > 0 or self.family_probability > 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The config for the manifest. The two ``synth-1.1`` options are left out while both are
+        0, so that a default run's manifest stays byte-identical to ``synth-1.0``'s."""
         d = dataclasses.asdict(self)
         d["split_fractions"] = list(self.split_fractions)
+        if not self.uses_v11_options:
+            del d["passage_probability"], d["family_probability"]
         return d
+
+
+def generator_version(config: GenerationConfig) -> str:
+    """``synth-1.0+lex…`` with the default options, ``synth-1.1+lex…`` with passages or
+    families."""
+    return GENERATOR_VERSION_V11 if config.uses_v11_options else GENERATOR_VERSION
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,6 +222,16 @@ class Reference:
     #: Distinctive outcome values that may be restated: (start, end) character spans.
     restatable: tuple[tuple[int, int], ...] = ()
     slot_values: Mapping[str, str] = field(default_factory=dict)
+    #: A passage's parts (reference ids in text order); empty for a single reference.
+    parts: tuple[str, ...] = ()
+    #: The pool items (groups) of a passage's parts, in text order; empty for a single reference.
+    part_groups: tuple[str, ...] = ()
+
+    @property
+    def pool_ids(self) -> tuple[str, ...]:
+        """Every pool item whose text is in this reference (``group`` first)."""
+        rest = tuple(g for g in self.part_groups if g != self.group)
+        return (self.group, *rest)
 
 
 _SLOT_RE = re.compile(r"\{([a-z_0-9]+)\}")
@@ -401,6 +462,118 @@ def restate(ref: Reference, value_span: tuple[int, int], rng: random.Random) -> 
 
 
 # ---------------------------------------------------------------------------------------------
+# Passages (synth-1.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def _value_tokens(text: str, common: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """``(values, norms)`` of a text: the normalized tokens that could be a recoverable value
+    (a number of two or more characters, a name word; see :func:`~.operators.finalize_directions`)
+    and all normalized tokens."""
+    toks = tokenize(text)
+    values = frozenset(
+        t.norm
+        for i, t in enumerate(toks)
+        if (any(ch.isdigit() for ch in t.text) and len(t.text) >= 2)
+        or is_entity_token(text, toks, i, common)
+    )
+    return values, frozenset(t.norm for t in toks)
+
+
+def join_references(base: Reference, parts: Sequence[Reference]) -> Reference:
+    """One passage reference from ``parts`` (which include ``base``), in the given order.
+
+    Parts are stripped, given a final full stop where they have no sentence-final punctuation,
+    and joined with one space. Role spans and restatable values of every part are kept (offsets
+    shifted); the passage keeps ``base``'s id, group, domain and source, and records its parts.
+    """
+    texts: list[str] = []
+    spans: list[RoleSpan] = []
+    restatable: list[tuple[int, int]] = []
+    offset = 0
+    for part in parts:
+        lead = len(part.text) - len(part.text.lstrip())
+        text = part.text.strip()
+        if text[-1] not in ".!?":
+            text += "."
+        shift = offset - lead
+        for sp in part.spans:
+            spans.append(RoleSpan(sp.start + shift, sp.end + shift, sp.role, sp.text))
+        restatable.extend((a + shift, b + shift) for a, b in part.restatable)
+        texts.append(text)
+        offset += len(text) + 1
+    return dataclasses.replace(
+        base,
+        text=" ".join(texts),
+        spans=tuple(spans),
+        restatable=tuple(restatable),
+        parts=tuple(p.id for p in parts),
+        part_groups=tuple(p.group for p in parts),
+    )
+
+
+def build_passages(
+    refs: Sequence[Reference],
+    *,
+    config: GenerationConfig,
+    common: frozenset[str],
+    split_of: Mapping[str, str],
+) -> tuple[list[Reference], Counter[str]]:
+    """Extend a share ``passage_probability`` of ``refs`` into passages (same order, same ids).
+
+    For every reference a generator seeded ``"{seed}:{reference id}:passage"`` decides whether it
+    becomes a passage and how many partners it gets (1 or 2, :data:`PASSAGE_PARTNER_WEIGHTS`).
+    Partners are other references of ``refs`` (never passages themselves) from **other pool items
+    of the same domain and the same split** (``split_of``: pool item -> split, drawn before),
+    tried in a seeded random order; a partner is skipped when the passage would exceed
+    :data:`PASSAGE_MAX_TOKENS` tokens, or when it shares a value token (a number of two or more
+    characters, a name) with a part already chosen -- otherwise a changed value in one sentence
+    would count as recoverable from an unrelated sentence (T2 -> T1). The parts are then put in a
+    seeded random order (so edits land in any sentence) and joined by :func:`join_references`.
+    A reference that finds no partner stays as it is (counted).
+    """
+    notes: Counter[str] = Counter()
+    if config.passage_probability <= 0:
+        return list(refs), notes
+    info = {r.id: (len(tokenize(r.text)), *_value_tokens(r.text, common)) for r in refs}
+    pools: dict[tuple[str, str], list[Reference]] = {}
+    for r in sorted(refs, key=lambda r: r.id):
+        pools.setdefault((r.domain, split_of[r.group]), []).append(r)
+    sizes = list(PASSAGE_PARTNER_WEIGHTS)
+    weights = [PASSAGE_PARTNER_WEIGHTS[n] for n in sizes]
+    out: list[Reference] = []
+    for ref in refs:
+        rng = random.Random(f"{config.seed}:{ref.id}:passage")
+        if rng.random() >= config.passage_probability:
+            out.append(ref)
+            continue
+        want = rng.choices(sizes, weights)[0]
+        candidates = [c for c in pools[(ref.domain, split_of[ref.group])] if c.group != ref.group]
+        rng.shuffle(candidates)
+        parts = [ref]
+        n_tokens = info[ref.id][0]
+        for cand in candidates:
+            if len(parts) > want:
+                break
+            size, values, norms = info[cand.id]
+            if n_tokens + size > PASSAGE_MAX_TOKENS or any(cand.group == p.group for p in parts):
+                continue
+            if any(values & info[p.id][2] or info[p.id][1] & norms for p in parts):
+                continue
+            parts.append(cand)
+            n_tokens += size
+        if len(parts) == 1:
+            notes["passages_without_partner"] += 1
+            out.append(ref)
+            continue
+        rng.shuffle(parts)
+        out.append(join_references(ref, parts))
+        notes["passage_references"] += 1
+        notes[f"passage_references_{len(parts)}_parts"] += 1
+    return out, notes
+
+
+# ---------------------------------------------------------------------------------------------
 # Pairs
 # ---------------------------------------------------------------------------------------------
 
@@ -625,6 +798,17 @@ def map_edits_to_gaps(
     return tiers, directions, gaps_of_edit, unexplained
 
 
+@dataclass(frozen=True)
+class _Pair:
+    """A generated pair with what made it (needed again for a nested sibling)."""
+
+    record: Record
+    k: int
+    use: Reference
+    edits: tuple[Edit, ...]
+    surface: bool
+
+
 def generate_pairs(
     refs: Sequence[Reference],
     *,
@@ -634,25 +818,39 @@ def generate_pairs(
     analyzer: Any = None,
     progress: Callable[[Iterable[Reference]], Iterable[Reference]] | None = None,
 ) -> tuple[list[Record], Counter[str]]:
-    """Records (split unset) for ``pairs_per_reference`` pairs of every reference."""
+    """Records (split unset) for ``pairs_per_reference`` pairs of every reference.
+
+    With ``family_probability`` > 0, every pair may be followed by its nested sibling
+    (:func:`_sibling`); siblings are made after all pairs of the reference, so the pairs
+    themselves are exactly those of a run without families.
+    """
     records: list[Record] = []
     counters: Counter[str] = Counter()
+    version = generator_version(config)
     iterator: Iterable[Reference] = progress(refs) if progress else refs
     for ref in iterator:
         seen: set[str] = set()
+        pairs: list[_Pair] = []
         for k in range(config.pairs_per_reference):
-            record = None
+            pair = None
             for attempt in range(3):
                 rng = random.Random(f"{config.seed}:{ref.id}:{k}:{attempt}")
-                record = _one_pair(ref, k, rng, config, phonetic, common, analyzer, counters)
-                if record is not None and record.hypothesis not in seen:
+                pair = _one_pair(ref, k, rng, config, phonetic, common, analyzer, counters, version)
+                if pair is not None and pair.record.hypothesis not in seen:
                     break
-                record = None
-            if record is None:
+                pair = None
+            if pair is None:
                 counters["duplicate_pairs_dropped"] += 1
                 continue
-            seen.add(record.hypothesis)
-            records.append(record)
+            seen.add(pair.record.hypothesis)
+            pairs.append(pair)
+        for pair in pairs:
+            records.append(pair.record)
+            if config.family_probability > 0:
+                sibling = _sibling(ref, pair, seen, config, analyzer, counters, version)
+                if sibling is not None:
+                    seen.add(sibling.hypothesis)
+                    records.append(sibling)
     return records, counters
 
 
@@ -665,7 +863,8 @@ def _one_pair(
     common: frozenset[str],
     analyzer: Any,
     counters: Counter[str],
-) -> Record | None:
+    version: str,
+) -> _Pair | None:
     focus = None
     use = ref
     if ref.restatable and rng.random() < config.restate_probability:
@@ -686,12 +885,60 @@ def _one_pair(
         hypothesis = asr_surface(hypothesis)
     if hypothesis == use.text:
         return None
+    record, unexplained = _make_record(
+        f"synth-{ref.id}-{k:03d}",
+        ref,
+        use,
+        hypothesis,
+        edits,
+        config=config,
+        analyzer=analyzer,
+        version=version,
+        provenance={"profile": profile, "restated": focus is not None, "asr_surface": surface},
+    )
+    counters["unexplained_gaps"] += unexplained
+    return _Pair(record, k, use, tuple(edits), surface)
+
+
+def _make_record(
+    record_id: str,
+    ref: Reference,
+    use: Reference,
+    hypothesis: str,
+    edits: Sequence[Edit],
+    *,
+    config: GenerationConfig,
+    analyzer: Any,
+    version: str,
+    provenance: Mapping[str, Any],
+) -> tuple[Record, int]:
+    """Segment, map the planned edits, score: the record and its number of unexplained gaps.
+
+    ``provenance`` holds the pair's ``profile``, ``restated`` and ``asr_surface`` (and, for a
+    sibling, its family fields); ``synth-1.1`` records also list ``pool_ids`` (and a passage's
+    ``passage_parts``).
+    """
     seg = segment(use.text, hypothesis, analyzer=analyzer)
     tiers, directions, gaps_of_edit, unexplained = map_edits_to_gaps(seg, edits)
     score = score_from_tiers(tiers, directions, rho=config.rho)
-    counters["unexplained_gaps"] += unexplained
-    return Record(
-        id=f"synth-{ref.id}-{k:03d}",
+    prov: dict[str, Any] = {
+        "source": SOURCE,
+        "generator_version": version,
+        "seed": config.seed,
+        "pool_id": ref.group,
+        "reference_id": ref.id,
+        "pool_file": ref.source,
+        "domain": ref.domain,
+        **provenance,
+        "edits": [{**e.to_dict(), "gaps": gaps_of_edit[i]} for i, e in enumerate(edits)],
+        "unexplained_gaps": unexplained,
+    }
+    if config.uses_v11_options:
+        prov["pool_ids"] = list(ref.pool_ids)
+        if ref.parts:
+            prov["passage_parts"] = list(ref.parts)
+    record = Record(
+        id=record_id,
         reference=use.text,
         hypothesis=hypothesis,
         gaps=tuple(g.to_dict() for g in seg.gaps),
@@ -699,24 +946,105 @@ def _one_pair(
         directions=tuple(directions),
         score=score,
         rho=config.rho,
-        provenance={
-            "source": SOURCE,
-            "generator_version": GENERATOR_VERSION,
-            "seed": config.seed,
-            "pool_id": ref.group,
-            "reference_id": ref.id,
-            "pool_file": ref.source,
-            "domain": ref.domain,
-            "profile": profile,
-            "restated": focus is not None,
-            "asr_surface": surface,
-            "edits": [{**e.to_dict(), "gaps": gaps_of_edit[i]} for i, e in enumerate(edits)],
-            "unexplained_gaps": unexplained,
-        },
-        signature=make_signature(
-            analyzer=seg.analyzer, rho=config.rho, extra={"data": GENERATOR_VERSION}
-        ),
+        provenance=prov,
+        signature=make_signature(analyzer=seg.analyzer, rho=config.rho, extra={"data": version}),
     )
+    return record, unexplained
+
+
+def _positions_without(
+    n_gaps: int, gaps_of_edit: Sequence[Sequence[int]], edits: Sequence[Edit], removed: int
+) -> list[tuple[int, int]]:
+    """The per-gap (tier, direction) a pair should have without edit ``removed``, by the mapping
+    rule applied to the parent's mapping: gaps only that edit explained disappear, a shared gap
+    takes the highest position among its remaining edits, unexplained gaps stay T0."""
+    members: list[list[int]] = [[] for _ in range(n_gaps)]
+    for k, gaps in enumerate(gaps_of_edit):
+        for g in gaps:
+            members[g].append(k)
+    out: list[tuple[int, int]] = []
+    for ks in members:
+        rest = [k for k in ks if k != removed]
+        if ks and not rest:
+            continue
+        if not rest:
+            out.append((0, 0))
+            continue
+        top = max(rest, key=lambda k: (edits[k].position, -k))
+        out.append((edits[top].tier, edits[top].direction))
+    return sorted(out)
+
+
+def _sibling(
+    ref: Reference,
+    pair: _Pair,
+    seen: set[str],
+    config: GenerationConfig,
+    analyzer: Any,
+    counters: Counter[str],
+    version: str,
+) -> Record | None:
+    """The nested sibling of ``pair``: the same reference (as used, restated or not), the same
+    surface choice, and the same edits minus one token-changing T0 edit; or None.
+
+    A pair is eligible when it has at least two edits and at least one T0 edit that changes a
+    token; a generator seeded ``"{seed}:{reference id}:{k}:family"`` then draws whether it gets a
+    sibling (``family_probability``) and which T0 edit is removed. The sibling is applied,
+    segmented, mapped and scored like any pair. It is skipped (and counted) when its hypothesis
+    equals the reference or another hypothesis of the reference, and when CGD re-segments it
+    differently from "the parent minus that edit" (:func:`_positions_without`), so that a
+    sibling differs from its parent by exactly that edit's gap (or by nothing, where the edit
+    shared its gap with another).
+    """
+    parent = pair.record
+    edits = list(pair.edits)
+    tokens = tokenize(pair.use.text)
+    eligible = [i for i, e in enumerate(edits) if e.tier == 0 and not _footprint(tokens, e).silent]
+    if len(edits) < 2 or not eligible:
+        return None
+    counters["family_eligible_pairs"] += 1
+    rng = random.Random(f"{config.seed}:{ref.id}:{pair.k}:family")
+    if rng.random() >= config.family_probability:
+        return None
+    counters["family_drawn"] += 1
+    removed = rng.choice(eligible)
+    rest = finalize_directions(pair.use.text, [e for i, e in enumerate(edits) if i != removed])
+    hypothesis = apply_edits(pair.use.text, rest)
+    if pair.surface:
+        hypothesis = asr_surface(hypothesis)
+    if hypothesis == pair.use.text:
+        counters["family_skipped_equals_reference"] += 1
+        return None
+    if hypothesis in seen:
+        counters["family_skipped_duplicate"] += 1
+        return None
+    prov = parent.provenance
+    parent_gaps = [list(e["gaps"]) for e in prov["edits"]]
+    record, unexplained = _make_record(
+        f"{parent.id}n",
+        ref,
+        pair.use,
+        hypothesis,
+        rest,
+        config=config,
+        analyzer=analyzer,
+        version=version,
+        provenance={
+            "profile": prov["profile"],
+            "restated": prov["restated"],
+            "asr_surface": prov["asr_surface"],
+            "family_of": parent.id,
+            "family_removed_index": removed,
+            "family_removed_edit": {**edits[removed].to_dict(), "gaps": parent_gaps[removed]},
+        },
+    )
+    expected = _positions_without(len(parent.gaps), parent_gaps, edits, removed)
+    if sorted(zip(record.tiers, record.directions, strict=True)) != expected:
+        counters["family_skipped_resegmented"] += 1
+        return None
+    counters["unexplained_gaps"] += unexplained
+    counters["family_siblings"] += 1
+    return record
 
 
 # ---------------------------------------------------------------------------------------------
@@ -724,24 +1052,52 @@ def _one_pair(
 # ---------------------------------------------------------------------------------------------
 
 
-def split_by_group(
-    records: Sequence[Record], *, fractions: tuple[float, float, float], seed: int
-) -> list[Record]:
-    """Split with :func:`annotation.split.split_records`, grouped by pool item or template.
+def assign_group_splits(
+    groups: Iterable[str], *, fractions: tuple[float, float, float], seed: int
+) -> dict[str, str]:
+    """Split of every group (pool item or template) with :func:`annotation.split.split_records`.
 
     ``split_records`` groups by reference text; restated references and template instances
-    have several texts per source, so it is called on one proxy record per group and the split
-    is copied to the group's records.
+    have several texts per source, so it is called on one proxy record per group.
     """
     from annotation.split import split_records
 
-    groups = sorted({r.provenance["pool_id"] for r in records})
     proxies = [
         Record(id=g, reference=g, hypothesis="", gaps=(), tiers=(), directions=(), score=0.0)
-        for g in groups
+        for g in sorted(set(groups))
     ]
-    split_of = {p.id: p.split for p in split_records(proxies, fractions=fractions, seed=seed)}
+    return {p.id: str(p.split) for p in split_records(proxies, fractions=fractions, seed=seed)}
+
+
+def split_by_group(
+    records: Sequence[Record],
+    *,
+    fractions: tuple[float, float, float],
+    seed: int,
+    split_of: Mapping[str, str] | None = None,
+) -> list[Record]:
+    """Split grouped by pool item or template (``provenance.pool_id``).
+
+    Without ``split_of`` the groups of ``records`` are split by :func:`assign_group_splits`;
+    with it (passages: the split of every pool item is drawn before the passages are built) the
+    given split of each record's group is used.
+    """
+    if split_of is None:
+        split_of = assign_group_splits(
+            (r.provenance["pool_id"] for r in records), fractions=fractions, seed=seed
+        )
     return [dataclasses.replace(r, split=split_of[r.provenance["pool_id"]]) for r in records]
+
+
+def check_split_safety(records: Iterable[Record]) -> None:
+    """Raise :class:`RuntimeError` if a pool item (any of a record's ``pool_ids``) or a reference
+    text occurs in two splits."""
+    where: dict[str, str] = {}
+    for r in records:
+        for key in (*r.provenance.get("pool_ids", [r.provenance["pool_id"]]), "ref:" + r.reference):
+            first = where.setdefault(key, str(r.split))
+            if first != r.split:
+                raise RuntimeError(f"{key!r} occurs in the {first} and {r.split} splits ({r.id})")
 
 
 def _bins(records: Iterable[Record], n: int = 10) -> list[int]:
@@ -818,6 +1174,58 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
     }
 
 
+def _passage_stats(
+    records: Sequence[Record],
+    by_split: Mapping[str, Sequence[Record]],
+    config: GenerationConfig,
+    notes: Mapping[str, int],
+) -> dict[str, Any]:
+    """Passage counts for stats.json (``synth-1.1``)."""
+    passage = [r for r in records if r.provenance.get("passage_parts")]
+    parts: Counter[str] = Counter(str(len(r.provenance["passage_parts"])) for r in passage)
+    return {
+        "passage_probability": config.passage_probability,
+        "max_tokens": PASSAGE_MAX_TOKENS,
+        "references": int(notes.get("passage_references", 0)),
+        "references_without_partner": int(notes.get("passages_without_partner", 0)),
+        "pairs": len(passage),
+        "pairs_by_parts": dict(sorted(parts.items())),
+        "pairs_by_split": {
+            s: sum(1 for r in rs if r.provenance.get("passage_parts")) for s, rs in by_split.items()
+        },
+        "summary": summarize(passage),
+    }
+
+
+def _family_stats(
+    records: Sequence[Record],
+    by_split: Mapping[str, Sequence[Record]],
+    config: GenerationConfig,
+    counters: Mapping[str, int],
+) -> dict[str, Any]:
+    """Nested-sibling counts for stats.json (``synth-1.1``)."""
+    siblings = [r for r in records if "family_of" in r.provenance]
+    score_of = {r.id: r.score for r in records}
+    lower = sum(1 for r in siblings if r.score < score_of[r.provenance["family_of"]])
+    return {
+        "family_probability": config.family_probability,
+        "eligible_pairs": int(counters.get("family_eligible_pairs", 0)),
+        "drawn": int(counters.get("family_drawn", 0)),
+        "siblings": len(siblings),
+        "siblings_by_split": {
+            s: sum(1 for r in rs if "family_of" in r.provenance) for s, rs in by_split.items()
+        },
+        "siblings_with_lower_score": lower,
+        "siblings_with_equal_score": len(siblings) - lower,
+        "skipped_equals_reference": int(counters.get("family_skipped_equals_reference", 0)),
+        "skipped_duplicate": int(counters.get("family_skipped_duplicate", 0)),
+        "skipped_resegmented": int(counters.get("family_skipped_resegmented", 0)),
+        "removed_operators": dict(
+            sorted(Counter(r.provenance["family_removed_edit"]["op"] for r in siblings).items())
+        ),
+    }
+
+
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -877,8 +1285,14 @@ def generate_corpus(
     progress: Callable[[Iterable[Reference]], Iterable[Reference]] | None = None,
 ) -> dict[str, Any]:
     """Generate, split and augment the corpus; write ``train.jsonl``, ``validation.jsonl``,
-    ``test.jsonl``, ``stats.json`` and ``manifest.json`` into ``out_dir``. Returns the stats."""
+    ``test.jsonl``, ``stats.json`` and ``manifest.json`` into ``out_dir``. Returns the stats.
+
+    With ``passage_probability`` > 0 the split of every pool item is drawn first (from the
+    references used) and passages only join items of one split; the finished split is checked by
+    :func:`check_split_safety` whenever a ``synth-1.1`` option is on.
+    """
     out = Path(out_dir)
+    version = generator_version(config)
     items, hashes, skipped = load_pool(pool_root, strict=config.strict)
     common = common_words(items)
     refs, notes = build_references(items, config, common)
@@ -889,6 +1303,18 @@ def generate_corpus(
             raise InputError(f"limit must be a positive number of references, got {config.limit}")
         order = order[: config.limit]
     order.sort(key=lambda r: r.id)
+    split_of: dict[str, str] | None = None
+    passage_notes: Counter[str] = Counter()
+    if config.passage_probability > 0:
+        groups = {r.group for r in order}
+        if len(groups) < 3:
+            raise InputError(
+                f"only {len(groups)} pool items among the references; raise --limit to at least 3"
+            )
+        split_of = assign_group_splits(groups, fractions=config.split_fractions, seed=config.seed)
+        order, passage_notes = build_passages(
+            order, config=config, common=common, split_of=split_of
+        )
     phonetic = PhoneticIndex(vocabulary(items))
     records, counters = generate_pairs(
         order, config=config, phonetic=phonetic, common=common, analyzer=analyzer,
@@ -898,7 +1324,11 @@ def generate_corpus(
         raise InputError(
             f"only {len(records)} pairs from fewer than 3 pool items; raise --limit to at least 3"
         )
-    records = split_by_group(records, fractions=config.split_fractions, seed=config.seed)
+    records = split_by_group(
+        records, fractions=config.split_fractions, seed=config.seed, split_of=split_of
+    )
+    if config.uses_v11_options:
+        check_split_safety(records)
     by_split = {s: [r for r in records if r.split == s] for s in ("train", "validation", "test")}
     augment_report: dict[str, Any] = {}
     train_final = by_split["train"]
@@ -919,8 +1349,8 @@ def generate_corpus(
         "test": write_records(out / "test.jsonl", by_split["test"]),
     }
     signature = records[0].signature if records else ""
-    stats = {
-        "generator_version": GENERATOR_VERSION,
+    stats: dict[str, Any] = {
+        "generator_version": version,
         "signature": signature,
         "counts": counts,
         "pool": {
@@ -941,9 +1371,12 @@ def generate_corpus(
         "asr_surface_pairs": sum(1 for r in records if r.provenance.get("asr_surface")),
         "domains": dict(sorted(Counter(r.provenance["domain"] for r in records).items())),
     }
+    if config.uses_v11_options:
+        stats["passages"] = _passage_stats(records, by_split, config, passage_notes)
+        stats["families"] = _family_stats(records, by_split, config, counters)
     manifest = {
         "source": SOURCE,
-        "generator_version": GENERATOR_VERSION,
+        "generator_version": version,
         "lexicon_version": lexicon.LEXICON_VERSION,
         "config": config.to_dict(),
         "pool_files_sha256": hashes,
