@@ -31,6 +31,7 @@ from sitar.targets import DEFAULT_RHO, MAX_SCORE
 __all__ = [
     "CHECKPOINT_SCHEMA",
     "CONFIG_FILE",
+    "DEFAULT_CHECKPOINT",
     "DEFAULT_THRESHOLDS",
     "ONNX_INPUTS",
     "ONNX_VARIANTS",
@@ -43,6 +44,9 @@ __all__ = [
 CHECKPOINT_SCHEMA = "sitar.checkpoint/1"
 #: Name of the config file inside a checkpoint folder.
 CONFIG_FILE = "sitar_config.json"
+#: The shipped checkpoint that ``Scorer.load()`` and ``sitar score`` use when none is named. It lives
+#: in the repository's ``checkpoints/<name>/`` and is installed as ``sitar/checkpoints_data/<name>/``.
+DEFAULT_CHECKPOINT = "sitar-minilm-synth-v1"
 #: ONNX file variants a checkpoint may ship.
 ONNX_VARIANTS = ("fp32", "int8")
 #: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it.
@@ -444,16 +448,31 @@ class CheckpointConfig:
                 )
 
 
-def default_checkpoint_path() -> Path:
-    """The packaged default checkpoint folder ``sitar/checkpoints_data/default/``.
+def default_checkpoint_folders(name: str = DEFAULT_CHECKPOINT) -> tuple[Path, Path]:
+    """Where the shipped checkpoint ``name`` is looked for, in order.
 
-    Raises :class:`CheckpointError` when this installation ships none (no default is packaged yet).
+    1. ``sitar/checkpoints_data/<name>/`` inside the installed package (a wheel: ``pyproject.toml``
+       maps the repository's ``checkpoints/`` folder to the package ``sitar.checkpoints_data``);
+    2. ``checkpoints/<name>/`` next to the ``sitar/`` folder (a source checkout or an editable
+       install, where the files stay in the repository).
     """
-    folder = Path(__file__).resolve().parent / "checkpoints_data" / "default"
-    if not (folder / CONFIG_FILE).is_file():
-        raise CheckpointError(
-            "no default SITAR checkpoint is packaged with this installation yet; pass a "
-            "checkpoint explicitly: a local folder containing sitar_config.json or a Hugging Face "
-            "repo id, e.g. Scorer.load('path/to/checkpoint') or `sitar score --checkpoint PATH`"
-        )
-    return folder
+    package = Path(__file__).resolve().parent
+    return (package / "checkpoints_data" / name, package.parent / "checkpoints" / name)
+
+
+def default_checkpoint_path() -> Path:
+    """The folder of the shipped default checkpoint :data:`DEFAULT_CHECKPOINT`.
+
+    Raises :class:`CheckpointError`, naming the places searched, when this installation has none.
+    """
+    candidates = default_checkpoint_folders()
+    for folder in candidates:
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    searched = " and ".join(repr(str(folder)) for folder in candidates)
+    raise CheckpointError(
+        f"the default SITAR checkpoint {DEFAULT_CHECKPOINT!r} is not in this installation "
+        f"(searched {searched}); reinstall sitar, or pass a checkpoint explicitly: a local "
+        "folder containing sitar_config.json or a Hugging Face repo id, e.g. "
+        "Scorer.load('path/to/checkpoint') or `sitar score --checkpoint PATH`"
+    )

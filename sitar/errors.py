@@ -33,12 +33,16 @@ class CheckpointError(SitarError):
 
 
 class MissingDependencyError(SitarError, ImportError):
-    """An optional dependency is needed for the requested feature and is not installed."""
+    """A package needed for the requested feature is not installed.
+
+    ``extra`` names the ``sitar[...]`` extra that installs it; ``None`` means a dependency of the core
+    install (a broken environment: reinstalling sitar brings it back).
+    """
 
     def __init__(self, package: str, feature: str, extra: str | None = None) -> None:
         hint = f"pip install 'sitar[{extra}]'" if extra else f"pip install {package}"
         super().__init__(
-            f"{feature} needs the optional package {package!r}; install it with: {hint}"
+            f"{feature} needs the package {package!r}, which is not installed; install it with: {hint}"
         )
         self.package = package
         self.feature = feature

@@ -31,7 +31,7 @@ def _import_tokenizers() -> Any:
     try:
         import tokenizers
     except ImportError as e:
-        raise MissingDependencyError("tokenizers", "ONNX scoring", "onnx") from e
+        raise MissingDependencyError("tokenizers", "ONNX scoring") from e
     return tokenizers
 
 
@@ -39,7 +39,7 @@ def _import_onnxruntime() -> Any:
     try:
         import onnxruntime
     except ImportError as e:
-        raise MissingDependencyError("onnxruntime", "ONNX scoring", "onnx") from e
+        raise MissingDependencyError("onnxruntime", "ONNX scoring") from e
     return onnxruntime
 
 

@@ -226,7 +226,7 @@ def resolve_checkpoint(
         from huggingface_hub import snapshot_download
     except ImportError as e:
         raise MissingDependencyError(
-            "huggingface_hub", f"loading the checkpoint {text!r} from the Hugging Face hub", "onnx"
+            "huggingface_hub", f"loading the checkpoint {text!r} from the Hugging Face hub", "hub"
         ) from e
     offline = _hub_offline()
     patterns = [*_HUB_PATTERNS, "torch/*"] if include_torch else list(_HUB_PATTERNS)
@@ -611,7 +611,7 @@ def _progress_bar(total: int) -> Any:
     try:
         from tqdm import tqdm
     except ImportError as e:
-        raise MissingDependencyError("tqdm", "the progress bar", "onnx") from e
+        raise MissingDependencyError("tqdm", "the progress bar") from e
     return tqdm(total=total, unit="pair", desc="sitar score", leave=False)
 
 

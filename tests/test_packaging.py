@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -11,6 +12,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from sitar.checkpoint import DEFAULT_CHECKPOINT
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers", "onnxruntime", "tokenizers", "lemminflect", "spacy", "httpx")
@@ -58,21 +61,51 @@ def wheel(tmp_path_factory):
     return path
 
 
+def test_package_list_names_every_subpackage():
+    """pyproject.toml lists the packages explicitly (for the checkpoints mapping); a new
+    subpackage that is not listed would be missing from wheels."""
+    tomllib = pytest.importorskip("tomllib")
+    setuptools_cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"
+    ]
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "sitar").rglob("__init__.py")
+    }
+    listed = set(setuptools_cfg["packages"])
+    assert listed == found | {"sitar.checkpoints_data"}
+    assert setuptools_cfg["package-dir"] == {"sitar.checkpoints_data": "checkpoints"}
+
+
 def test_wheel_contents(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert "sitar" in tops
     # training/ and annotation/ are not installed as top-level modules, nor are tests.
-    assert not tops & {"training", "annotation", "tests", "benchmarks"}
+    assert not tops & {"training", "annotation", "tests", "benchmarks", "checkpoints"}
     assert "sitar/py.typed" in names
+    # the shipped default checkpoint, every file its config names
+    shipped = ROOT / "checkpoints" / DEFAULT_CHECKPOINT
+    config = json.loads((shipped / "sitar_config.json").read_text(encoding="utf-8"))
+    wanted = ["sitar_config.json", config["tokenizer"], *filter(None, config["onnx"]["files"].values())]
+    for name in wanted:
+        assert f"sitar/checkpoints_data/{DEFAULT_CHECKPOINT}/{name}" in names, name
 
 
 def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
     env_dir = tmp_path / "venv"
-    # System site packages provide numpy and lemminflect; the wheel itself goes in the venv.
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=True).create(env_dir)
     bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / "python"
+    # The dependencies (numpy, lemminflect, onnxruntime, tokenizers, ...) come from the test
+    # environment's site-packages, appended through a .pth file: its own .pth files (the editable
+    # sitar) are not processed that way, so only the wheel's sitar is importable.
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     subprocess.run(
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
         check=True,
@@ -100,6 +133,26 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
         check=True,
     ).stdout
     assert str(env_dir) in where
+    # the default checkpoint is the installed copy, and `sitar score` works with no --checkpoint
+    found = subprocess.run(
+        [str(python), "-c", "from sitar.checkpoint import default_checkpoint_path as p; print(p())"],
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        env=env,
+        check=True,
+    ).stdout.strip()
+    assert found.startswith(str(env_dir)) and found.endswith(DEFAULT_CHECKPOINT)
+    proc = subprocess.run(
+        [str(bindir / "sitar"), "score", "--ref", "do not send it", "--hyp", "do send it"],
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"ckpt:{DEFAULT_CHECKPOINT}" in proc.stdout.splitlines()[0]
 
 
 def test_default_analyzer_does_not_load_spacy_or_torch():

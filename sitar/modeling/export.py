@@ -145,9 +145,11 @@ QUANTIZATION: dict[str, Any] = {
     "method": "onnxruntime.quantization.quantize_dynamic",
     "weight_type": "QInt8",
     "per_channel": True,
-    # Only the MatMuls: they carry the compute. Leaving the embedding Gathers in fp32 lowered the
-    # int8-vs-fp32 drift and cost no speed on a MiniLM checkpoint (measured; see training/README).
-    "op_types_to_quantize": ["MatMul"],
+    # The MatMuls carry the compute; the embedding Gathers carry the size (MiniLM-L6: 47 MB of its
+    # 90 MB are the word embeddings). On a MiniLM SITAR checkpoint, quantizing the Gathers too took
+    # the int8 file from 58.8 MB to 23.0 MB, at the same drift: Spearman against fp32 0.9922
+    # (MatMul only: 0.9923) on 600 synthetic test pairs.
+    "op_types_to_quantize": ["MatMul", "Gather"],
 }
 
 

@@ -11,7 +11,6 @@ from sitar.checkpoint import (
     CONFIG_FILE,
     CheckpointConfig,
     OnnxConfig,
-    default_checkpoint_path,
 )
 from sitar.errors import CheckpointError
 
@@ -129,13 +128,3 @@ def test_paths_must_stay_inside_folder(tiny_copy):
     _edit(tiny_copy, lambda d: d.update(tokenizer="../tokenizer.json"))
     with pytest.raises(CheckpointError, match="relative to the checkpoint folder"):
         CheckpointConfig.load(tiny_copy)
-
-
-def test_default_checkpoint_path():
-    try:
-        folder = default_checkpoint_path()
-    except CheckpointError as e:
-        assert "no default SITAR checkpoint is packaged" in str(e)
-        assert "--checkpoint" in str(e)
-    else:
-        assert (folder / CONFIG_FILE).is_file()

@@ -120,20 +120,6 @@ def test_errors_exit_2_with_one_line(capsys, tmp_path):
     assert code == 2 and "variant" in err
 
 
-def test_default_checkpoint_message(capsys):
-    from sitar.checkpoint import default_checkpoint_path
-    from sitar.errors import CheckpointError
-
-    try:
-        default_checkpoint_path()
-    except CheckpointError:
-        code = sitar.cli.main(["score", "--ref", "a", "--hyp", "b"])
-        assert code == 2
-        assert "no default SITAR checkpoint" in capsys.readouterr().err
-    else:
-        pytest.skip("a default checkpoint is packaged")
-
-
 def test_progress_bar_and_empty_input(capsys, tmp_path):
     ref, hyp = _write_parallel(tmp_path)
     code, out, err = _run(capsys, "--ref-file", ref, "--hyp-file", hyp, "--progress")

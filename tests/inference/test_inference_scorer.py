@@ -355,19 +355,6 @@ def test_folder_without_config(tmp_path):
     with pytest.raises(CheckpointError, match="sitar_config.json is missing"):
         Scorer.load(tmp_path)
 
-
-def test_default_checkpoint(tiny_dir):
-    from sitar.checkpoint import default_checkpoint_path
-
-    try:
-        default_checkpoint_path()
-    except CheckpointError:
-        with pytest.raises(CheckpointError, match="no default SITAR checkpoint"):
-            Scorer.load()
-    else:  # a later release ships one
-        assert Scorer.load().config.name
-
-
 def test_backend_arguments(tiny_dir):
     with pytest.raises(InputError, match="backend must be one of"):
         Scorer.load(tiny_dir, backend="tensorflow")

