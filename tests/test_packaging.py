@@ -86,7 +86,11 @@ def test_wheel_contents(wheel):
     # the shipped default checkpoint, every file its config names
     shipped = ROOT / "checkpoints" / DEFAULT_CHECKPOINT
     config = json.loads((shipped / "sitar_config.json").read_text(encoding="utf-8"))
-    wanted = ["sitar_config.json", config["tokenizer"], *filter(None, config["onnx"]["files"].values())]
+    wanted = [
+        "sitar_config.json",
+        config["tokenizer"],
+        *filter(None, config["onnx"]["files"].values()),
+    ]
     for name in wanted:
         assert f"sitar/checkpoints_data/{DEFAULT_CHECKPOINT}/{name}" in names, name
 
@@ -135,7 +139,11 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
     assert str(env_dir) in where
     # the default checkpoint is the installed copy, and `sitar score` works with no --checkpoint
     found = subprocess.run(
-        [str(python), "-c", "from sitar.checkpoint import default_checkpoint_path as p; print(p())"],
+        [
+            str(python),
+            "-c",
+            "from sitar.checkpoint import default_checkpoint_path as p; print(p())",
+        ],
         capture_output=True,
         text=True,
         cwd=workdir,

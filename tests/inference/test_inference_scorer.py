@@ -355,6 +355,7 @@ def test_folder_without_config(tmp_path):
     with pytest.raises(CheckpointError, match="sitar_config.json is missing"):
         Scorer.load(tmp_path)
 
+
 def test_backend_arguments(tiny_dir):
     with pytest.raises(InputError, match="backend must be one of"):
         Scorer.load(tiny_dir, backend="tensorflow")
