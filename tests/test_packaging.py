@@ -118,47 +118,23 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run(
-        [str(bindir / "sitar"), "gaps", "--ref", "do not send it", "--hyp", "do send it", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-        env=env,
-        check=False,
-    )
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            argv, capture_output=True, text=True, cwd=workdir, env=env, check=False
+        )
+
+    sitar_cli = str(bindir / "sitar")
+    proc = run(sitar_cli, "gaps", "--ref", "do not send it", "--hyp", "do send it", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["gaps"][0]["ref_text"] == "not"
-    where = subprocess.run(
-        [str(python), "-c", "import sitar; print(sitar.__file__)"],
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-        env=env,
-        check=True,
-    ).stdout
-    assert str(env_dir) in where
+    proc = run(str(python), "-c", "import sitar; print(sitar.__file__)")
+    assert str(env_dir) in proc.stdout, proc.stderr
     # the default checkpoint is the installed copy, and `sitar score` works with no --checkpoint
-    found = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "from sitar.checkpoint import default_checkpoint_path as p; print(p())",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-        env=env,
-        check=True,
-    ).stdout.strip()
+    code = "from sitar.checkpoint import default_checkpoint_path as p; print(p())"
+    found = run(str(python), "-c", code).stdout.strip()
     assert found.startswith(str(env_dir)) and found.endswith(DEFAULT_CHECKPOINT)
-    proc = subprocess.run(
-        [str(bindir / "sitar"), "score", "--ref", "do not send it", "--hyp", "do send it"],
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-        env=env,
-        check=False,
-    )
+    proc = run(sitar_cli, "score", "--ref", "do not send it", "--hyp", "do send it")
     assert proc.returncode == 0, proc.stderr
     assert f"ckpt:{DEFAULT_CHECKPOINT}" in proc.stdout.splitlines()[0]
 
