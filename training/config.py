@@ -91,6 +91,11 @@ class TrainConfig:
     cpu: bool = False
     #: Initialise the regression bias at the mean training target.
     init_bias_from_data: bool = True
+    #: Start from a saved regressor instead of the bare backbone (fine-tuning further): a run's
+    #: ``best/`` folder or an exported checkpoint with torch weights. Its backbone must be
+    #: ``backbone`` (same tokenizer); its heads are kept, so ``init_bias_from_data`` is ignored.
+    #: Empty: start from ``backbone``.
+    init_from: str = ""
     #: Free-form notes saved with the run.
     notes: str = ""
     #: Free-form metadata saved with the run (e.g. dataset card, annotator versions).

@@ -21,6 +21,7 @@ skipped pairs), ``metrics.jsonl``, ``checkpoints/last/``, ``best/torch/``, ``sum
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -36,7 +37,15 @@ import torch
 
 from sitar._version import __version__
 from sitar.errors import InputError
-from sitar.modeling import HeadConfig, SitarLoss, build_regressor, load_tokenizer, save_regressor
+from sitar.modeling import (
+    HeadConfig,
+    SitarLoss,
+    SitarRegressor,
+    build_regressor,
+    load_regressor,
+    load_tokenizer,
+    save_regressor,
+)
 from sitar.modeling.model import find_pad_id
 from training.config import CONFIG_FILE, TrainConfig, load_config
 from training.data import (
@@ -203,6 +212,31 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def _init_from(config: TrainConfig, tokenizer: Any) -> SitarRegressor:
+    """The regressor saved in ``config.init_from``, in train mode, checked against the run: the
+    same pooling, and a vocabulary the run's tokenizer fits (the same backbone)."""
+    model = load_regressor(config.init_from)
+    head = model.head_config
+    if head.pooling != config.pooling:
+        raise InputError(
+            f"init_from {config.init_from!r} uses pooling {head.pooling!r}, the config asks for "
+            f"{config.pooling!r}"
+        )
+    vocab = int(getattr(model.backbone.config, "vocab_size", 0))
+    if tokenizer.get_vocab_size() > vocab:
+        raise InputError(
+            f"init_from {config.init_from!r} has a vocabulary of {vocab} tokens but the tokenizer "
+            f"of backbone {config.backbone!r} has {tokenizer.get_vocab_size()}; init_from must be "
+            "a regressor trained on the same backbone"
+        )
+    if head.dropout != config.dropout:
+        model.head_config = dataclasses.replace(head, dropout=config.dropout)
+        model.dropout.p = config.dropout
+    model.train()
+    log.info("initialised from %s", config.init_from)
+    return model
+
+
 def _check_resume_config(run_dir: Path, config: TrainConfig) -> None:
     saved = load_config(run_dir / CONFIG_FILE)
     a, b = saved.to_dict(), config.to_dict()
@@ -293,10 +327,15 @@ def train(
                     config.max_length,
                 )
 
-    init = float(np.mean(train_data.dataset["score"])) if config.init_bias_from_data else None
-    model = build_regressor(
-        config.backbone, HeadConfig(pooling=config.pooling, dropout=config.dropout), init_score=init
-    )
+    if config.init_from:
+        model = _init_from(config, tokenizer)
+    else:
+        init = float(np.mean(train_data.dataset["score"])) if config.init_bias_from_data else None
+        model = build_regressor(
+            config.backbone,
+            HeadConfig(pooling=config.pooling, dropout=config.dropout),
+            init_score=init,
+        )
     optimizer = torch.optim.AdamW(
         _param_groups(model, config),
         betas=(config.adam_beta1, config.adam_beta2),

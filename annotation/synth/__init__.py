@@ -6,7 +6,7 @@ number formats). Every pair is segmented with CGD and its targets are computed f
 with SPEC §5, so the records (``sitar.record/1``) match the LLM annotation pipeline's. Run
 ``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K`` (add
 ``--passage-probability P`` / ``--family-probability Q`` for the ``synth-1.1`` passages and nested
-siblings).
+siblings, and ``--ladder-probability L`` for the ``synth-1.2`` ladders).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = [
     "GENERATOR_VERSION",
     "GENERATOR_VERSION_V11",
+    "GENERATOR_VERSION_V12",
     "GenerationConfig",
     "generate_corpus",
     "generator_version",
@@ -23,6 +24,7 @@ __all__ = [
 from annotation.synth.generate import (
     GENERATOR_VERSION,
     GENERATOR_VERSION_V11,
+    GENERATOR_VERSION_V12,
     GenerationConfig,
     generate_corpus,
     generator_version,

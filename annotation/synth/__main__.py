@@ -6,7 +6,7 @@ bar and prints a summary; ``--card PATH`` also writes the data card. Errors from
 
 ``--passage-probability P`` and ``--family-probability Q`` (both 0 by default, which reproduces the
 ``synth-1.0`` corpus byte for byte) turn on multi-sentence passages and nested siblings
-(``synth-1.1``).
+(``synth-1.1``); ``--ladder-probability L`` adds ladders (``synth-1.2``).
 """
 
 from __future__ import annotations
@@ -61,6 +61,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of pairs with a token-changing T0 edit that also get a nested sibling "
         "without one T0 edit (default 0; any value > 0 gives a synth-1.1 corpus)",
     )
+    p.add_argument(
+        "--ladder-probability",
+        type=float,
+        default=0.0,
+        metavar="L",
+        help="share of references with an inform span that also get a ladder: one T2, one T1 "
+        "and two T0 edits in the 11 nested combinations a-k (default 0; any value > 0 gives a "
+        "synth-1.2 corpus)",
+    )
     p.add_argument("--card", type=Path, default=None, help="also write the data card here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -72,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --pairs-per-reference must be >= 1 and --fills-per-template >= 0",
               file=sys.stderr)  # fmt: skip
         return 2
-    for name in ("passage_probability", "family_probability"):
+    for name in ("passage_probability", "family_probability", "ladder_probability"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             flag = "--" + name.replace("_", "-")
             print(f"error: {flag} must be in [0, 1]", file=sys.stderr)
@@ -86,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         strict=args.strict,
         passage_probability=args.passage_probability,
         family_probability=args.family_probability,
+        ladder_probability=args.ladder_probability,
     )
     analyzer = StandInAnalyzer() if args.analyzer == "standin" else args.analyzer
     progress = None

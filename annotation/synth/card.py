@@ -143,6 +143,49 @@ def _v11_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[st
     return out
 
 
+def _ladder_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    """The section on ladders (``synth-1.2`` runs only)."""
+    ladders = stats["ladders"]
+    out = ["## Ladders (synth-1.2)", ""]
+    w = out.append
+    w(
+        "A model trained on `synth-1.1` ordered the tiers well but not the variants inside a "
+        "tier: on the public dev set, adding a disfluency or a T1 edit to a T1 or T2 hypothesis "
+        "often lowered its score. Ladders give the generator's references the structure of the "
+        "controlled-ordering protocol (SPEC §8) so that such nested variants are seen in "
+        "training; the dev set itself is not used."
+    )
+    w("")
+    w(
+        f"- **Ladders** (`--ladder-probability {config.get('ladder_probability', 0.0)}`): a "
+        "reference with an inform span gets with this probability one T2 edit, one T1 edit and "
+        "two token-changing T0 edits, planned on the reference as written (not restated), and "
+        "one surface choice. Its rungs `a`-`k` apply the subsets T0, 2T0, T1, T1+T0, T1+2T0, "
+        "T2, T2+T0, T2+2T0, T2+T1, T2+T1+T0 and all four; each is segmented, mapped and scored "
+        "like any pair (id = `synth-<reference>-L<rung>`, `provenance.profile` = `ladder`, "
+        "`provenance.ladder_rung`). A rung is dropped when its hypothesis is the reference or "
+        "another hypothesis of the reference, or when CGD does not give one gap per edit with "
+        "the edit's nominal tier (edits next to each other merge into one gap), so the kept "
+        "rungs of a ladder have exactly the planned count vectors. Rungs share their "
+        "reference's pool item and therefore its split."
+    )
+    w(
+        f"  Eligible references: {ladders['eligible_references']}; drawn: {ladders['drawn']}; "
+        f"ladders with at least one rung: {ladders['ladders']}; rungs: {ladders['records']} "
+        f"(by split {ladders['records_by_split']}; by rung {ladders['records_by_rung']}); "
+        f"dropped: {ladders['skipped_unplanned']} ladders that could not be planned, "
+        f"{ladders['skipped_duplicate']} duplicate rungs, {ladders['skipped_resegmented']} "
+        "re-segmented rungs."
+    )
+    w(
+        "- Limitation: a ladder's four edits are drawn from the same operators as other pairs; "
+        "rungs whose edits touch (and so merge into one gap) are dropped, which under-represents "
+        "adjacent edits in ladders."
+    )
+    w("")
+    return out
+
+
 def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     """The Markdown data card for one generator run."""
     before = stats["before_augmentation"]
@@ -165,6 +208,11 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
         + (
             f" --family-probability {config['family_probability']}"
             if config.get("family_probability")
+            else ""
+        )
+        + (
+            f" --ladder-probability {config['ladder_probability']}"
+            if config.get("ladder_probability")
             else ""
         )
     )
@@ -266,8 +314,12 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
     )
     w("5. `sitar.segment`, mapping, `score_from_tiers`.")
     w("")
-    if "passages" in stats:
+    if "passages" in stats and (
+        config.get("passage_probability") or config.get("family_probability")
+    ):
         out.extend(_v11_section(stats, config))
+    if "ladders" in stats:
+        out.extend(_ladder_section(stats, config))
     w("## Operators")
     w("")
     w("| operator | planned tier | acts on | what | planned | mapped to a gap |")

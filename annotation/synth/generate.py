@@ -45,6 +45,13 @@ value gives ``synth-1.1``):
   yields a *nested sibling* -- the same reference and edits minus one T0 edit, re-segmented and
   re-scored -- so that pairs differing by exactly one disfluency, with their slightly different
   SPEC §5 targets, are seen together (same pool item, so same split).
+
+A third opt-in option (0 by default) gives ``synth-1.2``:
+
+* ``ladder_probability`` (:func:`_ladder`): a reference with an inform span also yields a
+  *ladder* -- one T2, one T1 and two T0 edits and the 11 nested combinations a-k of the
+  controlled-ordering protocol (SPEC §8), each segmented and scored like any pair -- so that
+  variants inside one tier, ordered only by SPEC §5 counts, are seen together.
 """
 
 from __future__ import annotations
@@ -88,6 +95,7 @@ from sitar.text import Token, in_token, tokenize
 __all__ = [
     "GENERATOR_VERSION",
     "GENERATOR_VERSION_V11",
+    "GENERATOR_VERSION_V12",
     "GenerationConfig",
     "PoolItem",
     "Reference",
@@ -105,9 +113,11 @@ __all__ = [
 #: Bump when the generator's output changes for the same seed and pool. ``GENERATOR_VERSION`` is
 #: the output with the default options (no passages, no families); ``GENERATOR_VERSION_V11`` the
 #: output with ``passage_probability`` or ``family_probability`` above 0 (see
-#: :func:`generator_version`).
+#: :func:`generator_version`); ``GENERATOR_VERSION_V12`` the output with ``ladder_probability``
+#: above 0.
 GENERATOR_VERSION = f"synth-1.0+lex{lexicon.LEXICON_VERSION}"
 GENERATOR_VERSION_V11 = f"synth-1.1+lex{lexicon.LEXICON_VERSION}"
+GENERATOR_VERSION_V12 = f"synth-1.2+lex{lexicon.LEXICON_VERSION}"
 SOURCE = "synth-v1"
 DEFAULT_POOL_ROOT = Path(__file__).resolve().parents[1] / "sources"
 
@@ -136,6 +146,12 @@ CLEAN_OPS = ("punctuation", "case")
 #: or two partner references with these weights.
 PASSAGE_MAX_TOKENS = 80
 PASSAGE_PARTNER_WEIGHTS = {1: 0.5, 2: 0.5}
+#: Ladders (``synth-1.2``): the edits of each rung, from the planned T2 edit ("2"), T1 edit ("1")
+#: and two T0 edits ("a", "b"). The letters follow the controlled-ordering profiles a-k (SPEC §8).
+LADDER_RUNGS: dict[str, str] = {
+    "a": "a", "b": "ab", "c": "1", "d": "1a", "e": "1ab", "f": "2", "g": "2a", "h": "2ab",
+    "i": "21", "j": "21a", "k": "21ab",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -159,9 +175,12 @@ class GenerationConfig:
     passage_probability: float = 0.0
     #: Probability that an eligible pair also yields a nested sibling without one T0 edit.
     family_probability: float = 0.0
+    #: Probability that a reference also yields a ladder: one T2, one T1 and two T0 edits and the
+    #: 11 nested variants built from them (:func:`_ladder`).
+    ladder_probability: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("passage_probability", "family_probability"):
+        for name in ("passage_probability", "family_probability", "ladder_probability"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
@@ -170,22 +189,32 @@ class GenerationConfig:
 
     @property
     def uses_v11_options(self) -> bool:
-        """Whether passages or families are on (the output is then ``synth-1.1``)."""
-        return self.passage_probability > 0 or self.family_probability > 0
+        """Whether passages, families or ladders are on (the output is then ``synth-1.1`` or
+        ``synth-1.2``)."""
+        return (
+            self.passage_probability > 0
+            or self.family_probability > 0
+            or self.ladder_probability > 0
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """The config for the manifest. The two ``synth-1.1`` options are left out while both are
-        0, so that a default run's manifest stays byte-identical to ``synth-1.0``'s."""
+        """The config for the manifest. The ``synth-1.1`` options are left out while all are 0,
+        and ``ladder_probability`` while it is 0, so that manifests stay byte-identical to those
+        of ``synth-1.0`` and ``synth-1.1``."""
         d = dataclasses.asdict(self)
         d["split_fractions"] = list(self.split_fractions)
         if not self.uses_v11_options:
             del d["passage_probability"], d["family_probability"]
+        if not self.ladder_probability:
+            del d["ladder_probability"]
         return d
 
 
 def generator_version(config: GenerationConfig) -> str:
     """``synth-1.0+lex…`` with the default options, ``synth-1.1+lex…`` with passages or
-    families."""
+    families, ``synth-1.2+lex…`` with ladders."""
+    if config.ladder_probability > 0:
+        return GENERATOR_VERSION_V12
     return GENERATOR_VERSION_V11 if config.uses_v11_options else GENERATOR_VERSION
 
 
@@ -851,6 +880,10 @@ def generate_pairs(
                 if sibling is not None:
                     seen.add(sibling.hypothesis)
                     records.append(sibling)
+        if config.ladder_probability > 0:
+            for record in _ladder(ref, seen, config, phonetic, common, analyzer, counters, version):
+                seen.add(record.hypothesis)
+                records.append(record)
     return records, counters
 
 
@@ -1047,6 +1080,95 @@ def _sibling(
     return record
 
 
+def _ladder(
+    ref: Reference,
+    seen: set[str],
+    config: GenerationConfig,
+    phonetic: PhoneticIndex,
+    common: frozenset[str],
+    analyzer: Any,
+    counters: Counter[str],
+    version: str,
+) -> list[Record]:
+    """The ladder of ``ref``: up to 11 records, one per rung of :data:`LADDER_RUNGS`.
+
+    A generator seeded ``"{seed}:{reference id}:ladder"`` draws whether the reference gets a
+    ladder (``ladder_probability``; only references with an inform span are eligible), plans one
+    T2 edit, one T1 edit and two token-changing T0 edits on the reference as written (not
+    restated), and draws one surface choice for all rungs. Each rung applies its subset of the four
+    edits and is segmented, mapped and scored like any pair, so its target follows SPEC §4-5. A
+    rung is skipped (and counted) when its hypothesis equals the reference or another hypothesis
+    of the reference, or when CGD does not give exactly one gap per edit with the edit's nominal
+    tier; the whole ladder is skipped when the four edits cannot be planned.
+    """
+    if not any(s.role == "inform" for s in ref.spans):
+        return []
+    counters["ladder_eligible_references"] += 1
+    rng = random.Random(f"{config.seed}:{ref.id}:ladder")
+    if rng.random() >= config.ladder_probability:
+        return []
+    counters["ladder_drawn"] += 1
+    ctx = PlanContext(ref.text, ref.spans, phonetic, common)
+    tokens = tokenize(ref.text)
+    planned: dict[str, Edit] = {}
+    for key, tier in (("2", 2), ("1", 1)):
+        edit = _try_ops(ctx, rng, tier)
+        if edit is None:
+            counters["ladder_skipped_unplanned"] += 1
+            return []
+        ctx.edits.append(edit)
+        planned[key] = edit
+    for key in ("a", "b"):
+        for _ in range(6):
+            edit = _try_ops(ctx, rng, 0)
+            if edit is not None and not _footprint(tokens, edit).silent:
+                break
+            edit = None
+        if edit is None:
+            counters["ladder_skipped_unplanned"] += 1
+            return []
+        ctx.edits.append(edit)
+        planned[key] = edit
+    surface = rng.random() < config.surface_probability
+    records: list[Record] = []
+    local_seen = set(seen)
+    for letter, keys in LADDER_RUNGS.items():
+        chosen = sorted((planned[k] for k in keys), key=lambda e: (e.start, e.end))
+        edits = finalize_directions(ref.text, chosen)
+        hypothesis = apply_edits(ref.text, edits)
+        if surface:
+            hypothesis = asr_surface(hypothesis)
+        if hypothesis == ref.text or hypothesis in local_seen:
+            counters["ladder_skipped_duplicate"] += 1
+            continue
+        record, unexplained = _make_record(
+            f"synth-{ref.id}-L{letter}",
+            ref,
+            ref,
+            hypothesis,
+            edits,
+            config=config,
+            analyzer=analyzer,
+            version=version,
+            provenance={
+                "profile": "ladder",
+                "ladder_rung": letter,
+                "restated": False,
+                "asr_surface": surface,
+            },
+        )
+        expected = sorted(planned[k].tier for k in keys)
+        if unexplained or sorted(record.tiers) != expected:
+            counters["ladder_skipped_resegmented"] += 1
+            continue
+        local_seen.add(hypothesis)
+        records.append(record)
+    counters["ladder_records"] += len(records)
+    if records:
+        counters["ladders"] += 1
+    return records
+
+
 # ---------------------------------------------------------------------------------------------
 # Split, augmentation, statistics, files
 # ---------------------------------------------------------------------------------------------
@@ -1226,6 +1348,32 @@ def _family_stats(
     }
 
 
+def _ladder_stats(
+    records: Sequence[Record],
+    by_split: Mapping[str, Sequence[Record]],
+    config: GenerationConfig,
+    counters: Mapping[str, int],
+) -> dict[str, Any]:
+    """Ladder counts for stats.json (``synth-1.2``)."""
+    rungs = [r for r in records if "ladder_rung" in r.provenance]
+    return {
+        "ladder_probability": config.ladder_probability,
+        "eligible_references": int(counters.get("ladder_eligible_references", 0)),
+        "drawn": int(counters.get("ladder_drawn", 0)),
+        "ladders": int(counters.get("ladders", 0)),
+        "records": len(rungs),
+        "records_by_split": {
+            s: sum(1 for r in rs if "ladder_rung" in r.provenance) for s, rs in by_split.items()
+        },
+        "records_by_rung": dict(
+            sorted(Counter(r.provenance["ladder_rung"] for r in rungs).items())
+        ),
+        "skipped_unplanned": int(counters.get("ladder_skipped_unplanned", 0)),
+        "skipped_duplicate": int(counters.get("ladder_skipped_duplicate", 0)),
+        "skipped_resegmented": int(counters.get("ladder_skipped_resegmented", 0)),
+    }
+
+
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -1374,6 +1522,8 @@ def generate_corpus(
     if config.uses_v11_options:
         stats["passages"] = _passage_stats(records, by_split, config, passage_notes)
         stats["families"] = _family_stats(records, by_split, config, counters)
+    if config.ladder_probability > 0:
+        stats["ladders"] = _ladder_stats(records, by_split, config, counters)
     manifest = {
         "source": SOURCE,
         "generator_version": version,

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from sitar.checkpoint import CheckpointConfig
-from sitar.errors import InputError
+from sitar.errors import CheckpointError, InputError
 from sitar.modeling import TorchPredictor, load_regressor
 from training.loop import train
 
@@ -87,6 +87,33 @@ def test_early_stopping(make_config):
     )
     result = train(config)
     assert result.stopped_early and result.steps == 3 and result.best_step == 1
+
+
+def test_init_from_a_saved_regressor(make_config):
+    first = train(make_config("first")).run_dir
+    saved = _weights(first)
+    # With zero learning rates the second run's weights stay where they started: the first run's.
+    config = make_config(
+        "second", init_from=str(first / "best"), learning_rate=0.0, head_learning_rate=0.0,
+        max_steps=2, dropout=0.2,
+    )  # fmt: skip
+    second = train(config).run_dir
+    got = _weights(second)
+    assert got.keys() == saved.keys()
+    assert all(torch.equal(got[k], saved[k]) for k in saved)
+    assert load_regressor(second / "best").head_config.dropout == 0.2
+    # Without init_from the same settings start from the bare backbone: other head weights.
+    fresh = _weights(train(make_config("fresh", learning_rate=0.0, head_learning_rate=0.0,
+                                       max_steps=2)).run_dir)  # fmt: skip
+    assert not torch.equal(fresh["regression.weight"], saved["regression.weight"])
+
+
+def test_init_from_refuses_other_pooling_and_missing_weights(make_config, tmp_path):
+    first = train(make_config("first")).run_dir
+    with pytest.raises(InputError, match="pooling 'mean'.*'cls'"):
+        train(make_config("cls", init_from=str(first / "best"), pooling="cls"))
+    with pytest.raises(CheckpointError, match="no torch weights"):
+        train(make_config("missing", init_from=str(tmp_path / "nowhere")))
 
 
 def test_export_run_and_predict(make_config, tmp_path):
