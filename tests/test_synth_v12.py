@@ -26,7 +26,7 @@ from annotation.synth.generate import (
     generator_version,
 )
 from sitar.errors import InputError
-from sitar.records import Record
+from sitar.records import Record, read_records
 from sitar.targets import score_from_tiers
 
 LADDER = ("--ladder-probability", "1.0")
@@ -131,3 +131,33 @@ def test_ladders_keep_the_records_of_a_v11_run(pool_root: Path, tmp_path: Path) 
     new = _records(tmp_path / "v12")
     assert [comparable(r) for r in new if "ladder_rung" not in r.provenance] == old
     assert {r.split for r in new} <= set(SPLITS)
+
+
+class _TargetScorer:
+    """Scores every pair with its SPEC §5 target (``sign`` -1: the reverse order)."""
+
+    def __init__(self, records: list[Record], sign: float = 1.0) -> None:
+        self.raw = {(r.reference, r.hypothesis): r.score for r in records}
+        self.sign = sign
+
+    def score(self, *, references, hypotheses, batch_size=32):
+        from types import SimpleNamespace
+
+        raw = [self.raw[(r, h)] for r, h in zip(references, hypotheses, strict=True)]
+        scores = [self.sign * x / (7 / 3) for x in raw]
+        return SimpleNamespace(raw=raw, scores=scores)
+
+
+def test_records_report_scores_the_ladders(v12_corpus: tuple[Path, Path]) -> None:
+    from training.evaluate_checkpoint import records_report
+
+    path = v12_corpus[0] / "train.jsonl"
+    records = _records(v12_corpus[0])
+    n_rungs = sum(1 for r in read_records(path) if "ladder_rung" in r.provenance)
+    report = records_report(_TargetScorer(records), [path])
+    ladders = report["ladders"]
+    assert ladders["n_rungs"] == n_rungs > 0
+    assert ladders["pairwise_agreement"] == 1.0 and ladders["within_tier_agreement"] == 1.0
+    assert ladders["n_within_tier_pairs"] > 0
+    reverse = records_report(_TargetScorer(records, sign=-1.0), [path])["ladders"]
+    assert reverse["pairwise_agreement"] == 0.0 and reverse["within_tier_agreement"] == 0.0

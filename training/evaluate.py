@@ -148,6 +148,11 @@ class OrderingResult:
     n_skipped: int
     #: Ordered pairs compared in total (micro count, for reporting).
     n_pairs: int
+    #: Share of the ordered pairs whose two vectors have the same highest tier (T0 vs 2T0, T2 vs
+    #: T2+T1, ...) that are strictly correct, over all references (micro); nan when there are none.
+    #: These are the pairs only SPEC §5 counts decide; the rest are decided by tier priority.
+    within_tier_agreement: float = float("nan")
+    n_within_tier_pairs: int = 0
 
 
 def _vector(item: object, where: str) -> tuple[int, int, int]:
@@ -159,6 +164,14 @@ def _vector(item: object, where: str) -> tuple[int, int, int]:
             raise InputError(f"{where}: counts must be non-negative integers, got {item!r}")
         out.append(int(c))
     return out[0], out[1], out[2]
+
+
+def _top_tier(vector: tuple[int, int, int]) -> int:
+    """The highest tier with a gap (2, 1 or 0); -1 for the zero vector."""
+    for k, c in zip((2, 1, 0), vector, strict=True):
+        if c > 0:
+            return k
+    return -1
 
 
 def controlled_ordering(
@@ -179,6 +192,7 @@ def controlled_ordering(
     correlations: list[float] = []
     skipped = 0
     n_pairs = 0
+    within_good = within_total = 0
     for g, group in enumerate(groups):
         vectors, scores = [], []
         for v, item in enumerate(group):
@@ -203,7 +217,11 @@ def controlled_ordering(
                     continue
                 total += 1
                 hi, lo = (i, j) if vectors[i] > vectors[j] else (j, i)
-                good += scores[hi] > scores[lo]
+                correct = scores[hi] > scores[lo]
+                good += correct
+                if _top_tier(vectors[i]) == _top_tier(vectors[j]):
+                    within_total += 1
+                    within_good += correct
         agreements.append(good / total)
         n_pairs += total
         # Rank the vectors (lexicographic order -> integer key); constant scores count as 0.
@@ -222,4 +240,6 @@ def controlled_ordering(
         n_references=len(agreements),
         n_skipped=skipped,
         n_pairs=n_pairs,
+        within_tier_agreement=within_good / within_total if within_total else float("nan"),
+        n_within_tier_pairs=within_total,
     )

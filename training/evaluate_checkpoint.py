@@ -14,7 +14,12 @@ JSON with the score signature:
   share of within-reference (T2 variant, T1-only variant) pairs in which the T2 variant scores
   strictly higher. Every system is read as higher = worse (WER and the baselines are distances);
 * on record files (``sitar.record/1``, e.g. a synthetic test split): the SPEC §8 regression metrics
-  on the raw scale.
+  on the raw scale, and, when the files hold ladder rungs (``synth-1.2``, ``provenance.ladder_rung``),
+  the controlled-ordering protocol over the ladders (``"ladders"``, grouped by
+  ``provenance.reference_id``).
+
+Every controlled-ordering report also gives ``within_tier_agreement``: the share of ordered pairs
+with the same highest tier (decided by counts alone, not by tier priority) that are correct.
 
 Errors (a missing dev set, an unknown baseline name, ...) exit with code 2 and a one-line message.
 """
@@ -101,7 +106,26 @@ def _ordering(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[s
         "mean_spearman": result.mean_spearman,
         "n_references": result.n_references,
         "n_pairs": result.n_pairs,
+        "within_tier_agreement": result.within_tier_agreement,
+        "n_within_tier_pairs": result.n_within_tier_pairs,
     }
+
+
+def _ladder_rows(records: Sequence[Any]) -> list[dict[str, Any]]:
+    """Dev-set-like rows (``ref_id``, ``profile``, ``counts``) of ladder rungs
+    (``provenance.ladder_rung``, synth-1.2), grouped by reference."""
+    rows = []
+    for r in records:
+        rung = r.provenance["ladder_rung"]
+        c = [sum(1 for t in r.tiers if t == k) for k in (2, 1, 0)]
+        rows.append(
+            {
+                "ref_id": str(r.provenance.get("reference_id", r.id)),
+                "profile": str(rung),
+                "counts": {"c2": c[0], "c1": c[1], "c0": c[2]},
+            }
+        )
+    return rows
 
 
 def system_metrics(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[str, float]:
@@ -165,7 +189,17 @@ def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) 
         batch_size=batch_size,
     )
     metrics = regression_metrics(list(result.raw), [r.score for r in records])
-    return {"files": [str(p) for p in paths], **metrics}
+    report: dict[str, Any] = {"files": [str(p) for p in paths], **metrics}
+    rungs = [i for i, r in enumerate(records) if _is_rung(r)]
+    if rungs:
+        rows = _ladder_rows([records[i] for i in rungs])
+        scores = [result.scores[i] for i in rungs]
+        report["ladders"] = {"n_rungs": len(rows), **_ordering(rows, scores)}
+    return report
+
+
+def _is_rung(record: Any) -> bool:
+    return "ladder_rung" in record.provenance
 
 
 def evaluate_checkpoint(

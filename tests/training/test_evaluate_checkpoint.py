@@ -37,6 +37,8 @@ def test_system_metrics_by_hand():
     assert m["n_pairs"] == 6
     assert m["t0_only_median"] == 0.0  # only profile a is T0-only here
     assert m["t2_over_t1_share"] == 0.5
+    # The only pair inside one tier is (f, i), both T2: wrong.
+    assert m["within_tier_agreement"] == 0.0 and m["n_within_tier_pairs"] == 1
 
 
 def test_t2_over_t1_share_by_hand():
@@ -69,6 +71,9 @@ def test_devset_report_with_exact_targets():
     assert report["sitar"]["mean_spearman"] == pytest.approx(1.0)
     assert report["sitar"]["t2_over_t1_share"] == 1.0
     assert report["sitar"]["t0_only_median"] < 0.1
+    # 15 references x (1 T0 + 3 T1 + 15 T2 pairs) inside one tier.
+    assert report["sitar"]["within_tier_agreement"] == 1.0
+    assert report["sitar"]["n_within_tier_pairs"] == 15 * 19
     # WER does not know severity: it cannot order these variants perfectly.
     assert report["wer"]["pairwise_agreement"] < 0.9
     assert set(report["wer"]) == set(report["sitar"])
@@ -118,6 +123,8 @@ def test_cli_with_baselines(tmp_path, tiny_backbone):
             "mean_spearman",
             "n_references",
             "n_pairs",
+            "within_tier_agreement",
+            "n_within_tier_pairs",
             "t0_only_median",
             "t2_over_t1_share",
         }

@@ -83,6 +83,23 @@ def test_controlled_ordering_hand_example():
     assert result.mean_spearman == pytest.approx((1.0 + expected_b) / 2)
 
 
+def test_within_tier_agreement_by_hand():
+    group = [
+        ((0, 0, 1), 0.1),
+        ((0, 0, 2), 0.2),
+        ((0, 1, 0), 0.5),
+        ((0, 1, 1), 0.4),
+        ((1, 0, 0), 0.9),
+    ]
+    result = controlled_ordering([group])
+    # Inside T0: (0,0,1) < (0,0,2) right; inside T1: (0,1,0) < (0,1,1) wrong.
+    assert result.n_within_tier_pairs == 2 and result.within_tier_agreement == 0.5
+    # 10 ordered pairs, only the T1 pair wrong.
+    assert result.pairwise_agreement == pytest.approx(9 / 10)
+    across = controlled_ordering([[((0, 0, 1), 0.1), ((1, 0, 0), 0.9)]])
+    assert across.n_within_tier_pairs == 0 and math.isnan(across.within_tier_agreement)
+
+
 def test_controlled_ordering_lexicographic_t2_first():
     # (1,0,0) beats (0,5,5): one T2 outweighs any number of lower-tier gaps.
     good = controlled_ordering([[((0, 5, 5), 1.9), ((1, 0, 0), 2.0)]])
