@@ -32,6 +32,8 @@ _PRECISIONS = ("auto", "bf16", "fp32")
 _SCHEDULERS = ("linear", "cosine", "constant")
 _METRICS = ("spearman", "pearson", "kendall", "neg_mae", "interval_hit_rate", "neg_loss")
 _LONG_POLICIES = ("skip", "error")
+#: As sitar.modeling.model.POOLINGS (not imported: this module must load without torch).
+_POOLINGS = ("mean", "cls", "mean_max")
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class TrainConfig:
     name: str = "sitar"
     #: Backbone: hub id, local folder or ``package:<distribution>`` (sitar.modeling.resolve_backbone).
     backbone: str = "microsoft/deberta-v3-large"
-    #: Pooling of the encoder output for the heads: ``mean`` or ``cls``.
+    #: Pooling of the encoder output for the heads: ``mean``, ``cls`` or ``mean_max``.
     pooling: str = "mean"
     dropout: float = 0.1
     #: Max tokens of the pair encoding, special tokens included.
@@ -96,6 +98,10 @@ class TrainConfig:
     #: ``backbone`` (same tokenizer); its heads are kept, so ``init_bias_from_data`` is ignored.
     #: Empty: start from ``backbone``.
     init_from: str = ""
+    #: With ``init_from``: also take its two heads (``true``), or only its backbone weights and
+    #: start the heads afresh from ``pooling`` and ``init_bias_from_data`` (``false``; the pooling
+    #: may then differ from the saved one).
+    init_from_heads: bool = True
     #: Free-form notes saved with the run.
     notes: str = ""
     #: Free-form metadata saved with the run (e.g. dataset card, annotator versions).
@@ -148,7 +154,7 @@ class TrainConfig:
             ("precision", _PRECISIONS),
             ("scheduler", _SCHEDULERS),
             ("metric", _METRICS),
-            ("pooling", ("mean", "cls")),
+            ("pooling", _POOLINGS),
             ("long_pairs", _LONG_POLICIES),
         )
         for key, allowed in choices:
@@ -156,6 +162,10 @@ class TrainConfig:
                 raise bad(key, f"one of {allowed}")
         if not isinstance(self.backbone, str) or not self.backbone:
             raise bad("backbone", "a non-empty string")
+        if not isinstance(self.init_from, str):
+            raise bad("init_from", "a folder path, or empty")
+        if not isinstance(self.init_from_heads, bool):
+            raise bad("init_from_heads", "true or false")
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

@@ -212,16 +212,38 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _init_from(config: TrainConfig, tokenizer: Any) -> SitarRegressor:
-    """The regressor saved in ``config.init_from``, in train mode, checked against the run: the
-    same pooling, and a vocabulary the run's tokenizer fits (the same backbone)."""
+def _init_from(config: TrainConfig, tokenizer: Any, init_score: float | None) -> SitarRegressor:
+    """The regressor saved in ``config.init_from``, in train mode, checked against the run: a
+    vocabulary the run's tokenizer fits (the same backbone) and, when its heads are kept, the same
+    pooling. With ``init_from_heads`` false only its backbone is kept and the heads start afresh
+    (``pooling``, ``dropout``, ``init_score``)."""
     model = load_regressor(config.init_from)
     head = model.head_config
+    if not config.init_from_heads:
+        _check_vocabulary(config, model, tokenizer)
+        fresh = build_regressor(
+            model.backbone,
+            HeadConfig(pooling=config.pooling, dropout=config.dropout),
+            init_score=init_score,
+        )
+        fresh.train()
+        log.info("initialised the backbone from %s (new heads)", config.init_from)
+        return fresh
     if head.pooling != config.pooling:
         raise InputError(
             f"init_from {config.init_from!r} uses pooling {head.pooling!r}, the config asks for "
             f"{config.pooling!r}"
         )
+    _check_vocabulary(config, model, tokenizer)
+    if head.dropout != config.dropout:
+        model.head_config = dataclasses.replace(head, dropout=config.dropout)
+        model.dropout.p = config.dropout
+    model.train()
+    log.info("initialised from %s", config.init_from)
+    return model
+
+
+def _check_vocabulary(config: TrainConfig, model: SitarRegressor, tokenizer: Any) -> None:
     vocab = int(getattr(model.backbone.config, "vocab_size", 0))
     if tokenizer.get_vocab_size() > vocab:
         raise InputError(
@@ -229,12 +251,6 @@ def _init_from(config: TrainConfig, tokenizer: Any) -> SitarRegressor:
             f"of backbone {config.backbone!r} has {tokenizer.get_vocab_size()}; init_from must be "
             "a regressor trained on the same backbone"
         )
-    if head.dropout != config.dropout:
-        model.head_config = dataclasses.replace(head, dropout=config.dropout)
-        model.dropout.p = config.dropout
-    model.train()
-    log.info("initialised from %s", config.init_from)
-    return model
 
 
 def _check_resume_config(run_dir: Path, config: TrainConfig) -> None:
@@ -327,10 +343,10 @@ def train(
                     config.max_length,
                 )
 
+    init = float(np.mean(train_data.dataset["score"])) if config.init_bias_from_data else None
     if config.init_from:
-        model = _init_from(config, tokenizer)
+        model = _init_from(config, tokenizer, init)
     else:
-        init = float(np.mean(train_data.dataset["score"])) if config.init_bias_from_data else None
         model = build_regressor(
             config.backbone,
             HeadConfig(pooling=config.pooling, dropout=config.dropout),

@@ -100,11 +100,16 @@ def _has_weights(folder: Path) -> bool:
     )
 
 
+#: Pooling of the encoder output for the heads (SPEC §7 "a pooled vector").
+POOLINGS = ("mean", "cls", "mean_max")
+
+
 @dataclass(frozen=True)
 class HeadConfig:
     """How the pooled vector is built and fed to the two heads; saved with the weights."""
 
-    #: ``"mean"`` (masked mean over tokens) or ``"cls"`` (first token) [C]
+    #: ``"mean"`` (masked mean over tokens), ``"cls"`` (first token) or ``"mean_max"`` (the
+    #: masked mean and the masked feature-wise max, concatenated: twice the hidden size) [C]
     pooling: str = "mean"
     #: Dropout on the pooled vector during training.
     dropout: float = 0.1
@@ -112,8 +117,8 @@ class HeadConfig:
     num_thresholds: int = len(THRESHOLDS)
 
     def __post_init__(self) -> None:
-        if self.pooling not in ("mean", "cls"):
-            raise InputError(f"pooling must be 'mean' or 'cls', got {self.pooling!r}")
+        if self.pooling not in POOLINGS:
+            raise InputError(f"pooling must be one of {list(POOLINGS)}, got {self.pooling!r}")
         if not 0.0 <= float(self.dropout) < 1.0:
             raise InputError(f"dropout must be in [0, 1), got {self.dropout!r}")
         if self.num_thresholds < 1:
@@ -148,7 +153,7 @@ class SitarRegressor(nn.Module):
         if getattr(backbone, "pooler", None) is not None:
             setattr(backbone, "pooler", None)  # noqa: B010 - an nn.Module attribute, not a field
         config: Any = getattr(backbone, "config")  # noqa: B009 - typed as Any on purpose
-        hidden = int(config.hidden_size)
+        hidden = int(config.hidden_size) * (2 if self.head_config.pooling == "mean_max" else 1)
         self.dropout = nn.Dropout(self.head_config.dropout)
         self.regression = nn.Linear(hidden, 1)
         self.ordinal = nn.Linear(hidden, self.head_config.num_thresholds)
@@ -180,6 +185,11 @@ class SitarRegressor(nn.Module):
         else:
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
             pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)  # (B, H)
+            if self.head_config.pooling == "mean_max":
+                # Padding gets the dtype's lowest value, so it never wins the max.
+                low = torch.finfo(hidden.dtype).min
+                peak = hidden.masked_fill(mask == 0, low).amax(dim=1)  # (B, H)
+                pooled = torch.cat([pooled, peak], dim=-1)  # (B, 2H)
         pooled = self.dropout(pooled)
         score = self.regression(pooled).squeeze(-1)  # (B,)
         ordinal_logits = self.ordinal(pooled)  # (B, K)

@@ -14,6 +14,7 @@ import torch
 from sitar.checkpoint import CheckpointConfig
 from sitar.errors import InputError
 from sitar.modeling import (
+    HeadConfig,
     PairEncoder,
     ParityError,
     TorchPredictor,
@@ -136,6 +137,26 @@ def test_torch_predictor_reads_the_checkpoint(exported):
     assert np.allclose(session.run(["score"], feed)[0], raw, atol=1e-4)
     with pytest.raises(InputError, match="max_length"):
         predictor.predict_raw([" ".join(["meeting"] * 600)], ["x"], batch_size=1)
+
+
+def test_mean_max_pooling_exports_with_parity(deberta_dir, tmp_path):
+    torch.manual_seed(4)
+    model = build_regressor(str(deberta_dir), HeadConfig(pooling="mean_max")).eval()
+    refs, hyps = _pairs(6, seed=3, max_words=40)
+    config = export_checkpoint(
+        model, load_tokenizer(deberta_dir), tmp_path / "ckpt", name="x", backbone="b",
+        max_length=MAX_LENGTH, references=refs, hypotheses=hyps, variants=("fp32",),
+    )  # fmt: skip
+    parity = json.loads((config.folder / "parity.json").read_text())
+    assert parity["fp32"]["max_abs_diff_score"] < 1e-3
+    # Batched ONNX (with padding) equals torch pair by pair.
+    session = ort.InferenceSession(str(config.folder / "model.onnx"))
+    enc = PairEncoder(load_tokenizer(deberta_dir), max_length=MAX_LENGTH)
+    arrays = enc.collate(enc.encode(references=refs, hypotheses=hyps), model.input_names)
+    got = session.run(None, arrays)[0].reshape(-1)
+    with torch.no_grad():
+        want = model(**{k: torch.from_numpy(v) for k, v in arrays.items()})[0].numpy()
+    assert np.allclose(got, want, atol=1e-4)
 
 
 def test_failed_parity_leaves_nothing_behind(deberta_dir, tmp_path):

@@ -76,9 +76,12 @@ def test_deberta_v3_settings_and_inputs(deberta_dir, bert_dir):
     assert bert.backbone.pooler is None  # unused parameters would break DDP
 
 
-def test_forward_shapes_and_padding_invariance(backbone_dir):
+@pytest.mark.parametrize("pooling", ["mean", "mean_max"])
+def test_forward_shapes_and_padding_invariance(backbone_dir, pooling):
     torch.manual_seed(0)
-    model = build_regressor(str(backbone_dir), HeadConfig(pooling="mean")).eval()
+    model = build_regressor(str(backbone_dir), HeadConfig(pooling=pooling)).eval()
+    hidden = model.backbone.config.hidden_size
+    assert model.regression.in_features == hidden * (2 if pooling == "mean_max" else 1)
     records = synthetic_records(6, seed=1)
     enc, items = _batch(backbone_dir, records)
     with torch.no_grad():
@@ -114,6 +117,26 @@ def test_save_and_load_give_identical_predictions(backbone_dir, tmp_path):
         a = model(**_feed(enc, items, model))
         b = loaded(**_feed(enc, items, loaded))
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+
+
+def test_mean_max_pooling_by_hand(deberta_dir):
+    # The pooled vector is [masked mean, masked max]: with the heads replaced by a read-out of one
+    # max feature, padding (whatever its hidden state) must never win the max.
+    torch.manual_seed(3)
+    model = build_regressor(str(deberta_dir), HeadConfig(pooling="mean_max", dropout=0.0)).eval()
+    ids = torch.tensor([[5, 6, 7, 0, 0], [5, 6, 7, 8, 9]])
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
+    with torch.no_grad():
+        hidden = model.backbone(input_ids=ids, attention_mask=mask).last_hidden_state
+        h = hidden.shape[-1]
+        model.regression.weight.zero_()
+        model.regression.bias.zero_()
+        model.regression.weight[0, h + 2] = 1.0  # the max of feature 2
+        score, _ = model(ids, mask)
+    assert torch.allclose(score[0], hidden[0, :3, 2].max(), atol=1e-6)
+    assert torch.allclose(score[1], hidden[1, :, 2].max(), atol=1e-6)
+    with pytest.raises(InputError, match="pooling must be one of"):
+        HeadConfig(pooling="max")
 
 
 def test_load_regressor_missing_files(tmp_path):

@@ -108,6 +108,21 @@ def test_init_from_a_saved_regressor(make_config):
     assert not torch.equal(fresh["regression.weight"], saved["regression.weight"])
 
 
+def test_init_from_backbone_only_with_new_pooling(make_config):
+    first = train(make_config("first")).run_dir
+    saved = _weights(first)
+    config = make_config(
+        "second", init_from=str(first / "best"), init_from_heads=False, pooling="mean_max",
+        learning_rate=0.0, head_learning_rate=0.0, max_steps=2,
+    )  # fmt: skip
+    second = train(config).run_dir
+    got = _weights(second)
+    backbone = [k for k in saved if k.startswith("backbone.")]
+    assert backbone and all(torch.equal(got[k], saved[k]) for k in backbone)
+    assert got["regression.weight"].shape[1] == 2 * saved["regression.weight"].shape[1]
+    assert load_regressor(second / "best").head_config.pooling == "mean_max"
+
+
 def test_init_from_refuses_other_pooling_and_missing_weights(make_config, tmp_path):
     first = train(make_config("first")).run_dir
     with pytest.raises(InputError, match="pooling 'mean'.*'cls'"):
