@@ -102,6 +102,9 @@ class TrainConfig:
     #: start the heads afresh from ``pooling`` and ``init_bias_from_data`` (``false``; the pooling
     #: may then differ from the saved one).
     init_from_heads: bool = True
+    #: Also keep the weights of every evaluation in ``<output_dir>/evals/step-<N>/`` (for selecting
+    #: a step on other data, e.g. the public dev set; ``python -m training.export --step N``).
+    keep_eval_weights: bool = False
     #: Free-form notes saved with the run.
     notes: str = ""
     #: Free-form metadata saved with the run (e.g. dataset card, annotator versions).
@@ -164,8 +167,9 @@ class TrainConfig:
             raise bad("backbone", "a non-empty string")
         if not isinstance(self.init_from, str):
             raise bad("init_from", "a folder path, or empty")
-        if not isinstance(self.init_from_heads, bool):
-            raise bad("init_from_heads", "true or false")
+        for key in ("init_from_heads", "keep_eval_weights"):
+            if not isinstance(getattr(self, key), bool):
+                raise bad(key, "true or false")
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

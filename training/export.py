@@ -4,7 +4,9 @@ Loads the run's best weights (``best/torch``), its ``tokenizer.json`` and ``conf
 validation pairs for the parity check (spread over the length range, longest included) and calls
 :func:`sitar.modeling.export_checkpoint`, which writes ``sitar_config.json``, ``tokenizer.json``,
 ``model.onnx``/``model.int8.onnx``, ``parity.json`` and ``torch/``. The checkpoint records the training
-config, its hash, the data signatures and the best validation metrics.
+config, its hash, the data signatures and the best validation metrics. ``--step N`` exports the
+weights of evaluation N instead (kept by a run with ``keep_eval_weights: true``), for a step chosen
+on other data; the checkpoint then records that step, its validation metrics and the weights' hash.
 """
 
 from __future__ import annotations
@@ -53,9 +55,17 @@ def export_run(
     overwrite: bool = False,
     parity_atol: float | None = None,
     int8_exclude: Sequence[str] = (),
+    step: int | None = None,
+    weights: str | Path | None = None,
 ) -> Any:
     """Export the best weights of ``run_dir`` into the checkpoint folder ``out``; returns its
-    :class:`~sitar.checkpoint.CheckpointConfig`."""
+    :class:`~sitar.checkpoint.CheckpointConfig`.
+
+    With ``step``, export the weights of that evaluation instead: ``weights`` (a
+    ``model.safetensors`` state dict of this run's model), by default
+    ``<run_dir>/evals/step-<step>/model.safetensors`` (written with ``keep_eval_weights``). The
+    checkpoint then records the step, the file's SHA-256 and that step's validation metrics (from
+    ``metrics.jsonl``) instead of the best step's."""
     from sitar.modeling import export_checkpoint, load_regressor, load_tokenizer
     from sitar.modeling.export import DEFAULT_PARITY_ATOL
     from training.config import CONFIG_FILE, load_config
@@ -75,6 +85,14 @@ def export_run(
         raise InputError(f"no records with split {split!r} for the parity check")
     refs, hyps = parity_pairs(splits[split], tokenizer, max_length=config.max_length, n=parity_n)
     best = json.loads((run_dir / "best" / "best.json").read_text(encoding="utf-8"))
+    selected: dict[str, Any] | None = None
+    if weights is not None and step is None:
+        raise InputError("weights needs the step they were saved at (--step)")
+    if step is not None:
+        path = Path(weights) if weights is not None else _eval_weights(run_dir, step)
+        model = _load_step_weights(model, path)
+        best = _eval_record(run_dir, step)
+        selected = {"step": step, "file": str(path), "sha256": _sha256(path)}
     data = (
         json.loads((run_dir / "data.json").read_text(encoding="utf-8"))
         if (run_dir / "data.json").is_file()
@@ -92,6 +110,8 @@ def export_run(
         },
         "run_dir": str(run_dir),
     }
+    if selected is not None:
+        training["selected_weights"] = selected
     return export_checkpoint(
         model,
         tokenizer,
@@ -112,6 +132,58 @@ def export_run(
         overwrite=overwrite,
         int8_exclude=int8_exclude,
     )
+
+
+def _eval_weights(run_dir: Path, step: int) -> Path:
+    path = run_dir / "evals" / f"step-{step}" / "model.safetensors"
+    if not path.is_file():
+        kept = (
+            sorted(p.name for p in (run_dir / "evals").glob("step-*"))
+            if (run_dir / "evals").is_dir()
+            else []
+        )
+        raise InputError(
+            f"{run_dir} kept no weights for step {step} ({path} is missing; kept: "
+            f"{kept or 'none, train with keep_eval_weights=true'})"
+        )
+    return path
+
+
+def _load_step_weights(model: Any, path: Path) -> Any:
+    from safetensors.torch import load_file
+
+    if not path.is_file():
+        raise InputError(f"weights file not found: {path}")
+    try:
+        model.load_state_dict(load_file(str(path)), strict=True)
+    except (OSError, RuntimeError, ValueError) as e:
+        raise InputError(f"cannot load {path} into this run's model: {e}") from e
+    model.eval()
+    return model
+
+
+def _eval_record(run_dir: Path, step: int) -> dict[str, Any]:
+    """The validation metrics of evaluation ``step`` from ``metrics.jsonl``."""
+    path = run_dir / "metrics.jsonl"
+    found = None
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line) if line.strip() else {}
+            if "eval" in entry and entry["eval"].get("step") == step:
+                found = entry["eval"]
+    if found is None:
+        raise InputError(f"{run_dir} has no evaluation at step {step} in metrics.jsonl")
+    return dict(found)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,6 +208,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="comma-separated node-name substrings whose MatMuls stay fp32 in the int8 graph "
         "(e.g. /key/,/output/dense/): less int8 drift, less speed-up",
     )
+    parser.add_argument(
+        "--step",
+        type=int,
+        help="export the weights of this evaluation instead of best/ (kept with "
+        "keep_eval_weights=true in <run>/evals/step-N/)",
+    )
+    parser.add_argument(
+        "--weights", help="with --step: a model.safetensors of this run to export instead"
+    )
     parser.add_argument("--no-torch", action="store_true", help="do not ship torch/ weights")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     args = parser.parse_args(argv)
@@ -152,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             overwrite=args.overwrite,
             parity_atol=args.parity_atol,
             int8_exclude=tuple(p for p in args.int8_exclude.split(",") if p),
+            step=args.step,
+            weights=args.weights,
         )
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -476,6 +476,14 @@ def train(
                         _write_json(best / "best.json", {"step": state.step, **last_eval})
                 else:
                     state.evals_without_improvement += 1
+                if config.keep_eval_weights and main:
+                    save_regressor(
+                        accelerator.unwrap_model(model), run_dir / "evals" / f"step-{state.step}"
+                    )
+                    _write_json(
+                        run_dir / "evals" / f"step-{state.step}" / "eval.json",
+                        {"step": state.step, **last_eval},
+                    )
                 if config.patience and state.evals_without_improvement >= config.patience:
                     state.stopped_early = True
                 entry = {"step": state.step, config.metric: value, **last_eval}

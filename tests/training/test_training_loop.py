@@ -154,6 +154,34 @@ def test_export_run_and_predict(make_config, tmp_path):
     assert preds.shape == (1,) and np.isfinite(preds).all()
 
 
+def test_keep_eval_weights_and_export_a_chosen_step(make_config, tmp_path):
+    from training.export import export_run
+
+    result = train(make_config("steps", keep_eval_weights=True))
+    run = result.run_dir
+    kept = sorted(p.name for p in (run / "evals").iterdir())
+    assert kept == ["step-2", "step-4", "step-6"]
+    assert json.loads((run / "evals" / "step-4" / "eval.json").read_text())["step"] == 4
+    # Step 2's weights differ from the last step's; exporting step 2 ships step 2's weights.
+    step2 = load_regressor(run / "evals" / "step-2").state_dict()
+    step6 = load_regressor(run / "evals" / "step-6").state_dict()
+    assert not torch.equal(step2["regression.weight"], step6["regression.weight"])
+    ckpt = export_run(run, tmp_path / "ckpt", parity_n=4, step=2, variants=("fp32",))
+    exported = load_regressor(ckpt.folder).state_dict()
+    assert all(torch.equal(exported[k], step2[k]) for k in step2)
+    chosen = CheckpointConfig.load(ckpt.folder).training
+    assert chosen["best_validation"]["step"] == 2
+    assert chosen["selected_weights"]["step"] == 2
+    assert chosen["selected_weights"]["sha256"].startswith("sha256:")
+    with pytest.raises(InputError, match="kept no weights for step 3"):
+        export_run(run, tmp_path / "c3", step=3)
+    with pytest.raises(InputError, match="needs the step"):
+        export_run(run, tmp_path / "c4", weights=run / "evals" / "step-2" / "model.safetensors")
+    # Without keep_eval_weights nothing is kept.
+    plain = train(make_config("plain")).run_dir
+    assert not (plain / "evals").exists()
+
+
 def test_command_lines(make_config, tmp_path, capsys):
     from training.__main__ import main as train_main
     from training.export import main as export_main
