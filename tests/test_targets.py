@@ -67,12 +67,32 @@ def test_tier_priority(a, b, rho):
         return
     sa = score_from_tiers(_counts_to_tiers(a), rho=rho)
     sb = score_from_tiers(_counts_to_tiers(b), rho=rho)
-    # Compare lexicographically from T2 down.
+    # Compare lexicographically from T2 down. The exact difference can fall below float64
+    # resolution (a T0 difference under 8 T2 and 10 T1 gaps at rho = 0.25 is about 1e-15): then the
+    # two floats may be equal, but never in the wrong order.
+    exact_a, exact_b = _exact_score(a, rho), _exact_score(b, rho)
+    assert sa == pytest.approx(float(exact_a), abs=1e-12)
+    assert sb == pytest.approx(float(exact_b), abs=1e-12)
+    gap = abs(exact_a - exact_b)
     key_a, key_b = a[::-1], b[::-1]
-    if key_a > key_b:
-        assert sa > sb
+    hi, lo = (sa, sb) if key_a > key_b else (sb, sa)
+    if gap > 1e-12:
+        assert hi > lo
     else:
-        assert sa < sb
+        assert hi >= lo
+
+
+def _exact_score(counts, rho):
+    """SPEC §5 with exact rationals (no directions): the reference for the float implementation."""
+    from fractions import Fraction
+
+    r = Fraction(rho)
+    top = max(k for k, c in enumerate(counts) if c)
+    refined = [c - (k == top) for k, c in enumerate(counts[: top + 1])]
+    q = 1 - r ** refined[0]
+    for x in refined[1:]:
+        q = 1 - r**x * (1 - (1 - r) * q)
+    return top + q / 3
 
 
 @given(count_vectors, st.sampled_from([0.25, 0.5, 0.75]))

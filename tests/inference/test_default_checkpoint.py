@@ -95,7 +95,7 @@ def test_shipped_config_records_how_it_was_made():
     assert training["data"]["train"]["n"] > 30000
     for split in ("train", "validation"):
         (signature,) = training["record_signatures"][split]
-        assert parse_signature(signature)["data"] == "synth-1.1+lex1"
+        assert parse_signature(signature)["data"] == "synth-1.2+lex1"
     assert (SHIPPED / "MODEL_CARD.md").is_file()
 
 
