@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     config = CheckpointConfig.load(folder)
     refs, hyps = _pairs(args.n, args.seed, args.data)
     encoder = PairEncoder(load_tokenizer(config.tokenizer_path), max_length=config.max_length)
-    lengths = [len(ids) for ids, _ in encoder.encode(references=refs, hypotheses=hyps)]
+    lengths = [len(e) for e in encoder.encode(refs, hyps)]
     torch.set_num_threads(args.threads)
     results: dict[str, Any] = {
         "checkpoint": str(folder),

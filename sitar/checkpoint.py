@@ -49,8 +49,9 @@ CONFIG_FILE = "sitar_config.json"
 DEFAULT_CHECKPOINT = "sitar-minilm-synth-v2"
 #: ONNX file variants a checkpoint may ship.
 ONNX_VARIANTS = ("fp32", "int8")
-#: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it.
-ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+#: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it, and
+#: ``gap_index`` (SPEC §7b marker positions) only for a gap-aware graph.
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index")
 #: SPEC §7 ordinal thresholds on the raw scale.
 DEFAULT_THRESHOLDS = (1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 2.0)
 

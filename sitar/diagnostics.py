@@ -69,6 +69,10 @@ _BAND_EPS = 1e-9
 
 #: Name and version of the estimated-tier rule (see :func:`estimate_tier`); part of explanations.
 TIER_RULE = "position-nominal-1"
+#: The rule of the gap head's same-pass tiers (SPEC §7b; see :mod:`sitar.gapscore`).
+GAP_HEAD_RULE = "gap-head-expected-step-1"
+#: ``explain`` methods: ``auto`` picks ``gaps`` for a gap-head scorer, else ``rescore``.
+EXPLAIN_METHODS = ("auto", "gaps", "rescore")
 #: Version of the bootstrap / p-value / win-probability definitions (see :func:`paired_bootstrap`).
 BOOTSTRAP_VERSION = "1"
 
@@ -245,6 +249,8 @@ class Explanation:
     tier_rule: str
     signature: str
     segmentation_signature: str
+    #: ``"gaps"`` (tiers from the scoring pass itself) or ``"rescore"`` (single-gap rescoring).
+    method: str = "rescore"
 
     @property
     def raw(self) -> float:
@@ -280,6 +286,7 @@ class Explanation:
             "n_model_inputs": self.n_model_inputs,
             "gaps": [g.to_dict() for g in self.gaps],
             "tier_rule": self.tier_rule,
+            "method": self.method,
             "signature": self.signature,
             "segmentation_signature": self.segmentation_signature,
         }
@@ -299,13 +306,22 @@ def explain_many(
     analyzer: str | Analyzer | None = None,
     batch_size: int = 32,
     signature: str | None = None,
+    method: str = "auto",
 ) -> tuple[Explanation, ...]:
-    """Explain many pairs with **one** scoring call over all pairs and all single-gap hypotheses.
+    """Explain many pairs.
+
+    ``method="gaps"`` (what ``"auto"`` picks for a :class:`~sitar.scorer.Scorer` scoring with its
+    gap head): each gap's tier and direction come from the **same single forward pass** that scores
+    the pair (SPEC §7b); a gap's ``score`` is its predicted position on the normalised scale,
+    ``(t + δ/3) / (7/3)``, the SPEC §5 score of that gap alone. No extra model input.
+    ``method="rescore"`` (the only choice for a pair-head scorer or a ``predict_fn``, and a
+    cross-check for a gap head): one scoring call over all pairs and all single-gap hypotheses,
+    each gap's tier estimated from its single-gap score by :func:`estimate_tier`.
 
     ``source`` is a :class:`~sitar.scorer.Scorer` or a ``predict_fn``. ``analyzer`` is the CGD
-    analyzer (default: the scorer's own ``analyzer`` attribute, else the default analyzer).
-    ``signature`` overrides the score signature (useful with a ``predict_fn``). Pairs whose
-    normalised tokens are equal get score 0 and no gaps.
+    analyzer (default: the scorer's own ``analyzer`` attribute, else the default analyzer; the
+    gap method always uses the scorer's). ``signature`` overrides the score signature (useful with
+    a ``predict_fn``). Pairs whose normalised tokens are equal get score 0 and no gaps.
     """
     refs = _check_texts("references", references)
     hyps = _check_texts("hypotheses", hypotheses)
@@ -314,6 +330,16 @@ def explain_many(
             f"references and hypotheses must have the same length, got {len(refs)} references "
             f"and {len(hyps)} hypotheses"
         )
+    if method not in EXPLAIN_METHODS:
+        raise InputError(f"method must be one of {EXPLAIN_METHODS}, got {method!r}")
+    gap_head = getattr(source, "head", None) == "gaps" and hasattr(source, "analyze")
+    if method == "gaps" and not gap_head:
+        raise InputError(
+            "method='gaps' needs a Scorer that scores with its gap head (a gap-aware checkpoint); "
+            "use method='rescore'"
+        )
+    if method == "gaps" or (method == "auto" and gap_head):
+        return _explain_same_pass(source, refs, hyps, batch_size=batch_size, signature=signature)
     if analyzer is None:
         analyzer = getattr(source, "analyzer", None)
     segs = _segment_all(refs, hyps, analyzer)
@@ -358,6 +384,43 @@ def explain_many(
                 tier_rule=TIER_RULE,
                 signature=sig,
                 segmentation_signature=seg.signature,
+                method="rescore",
+            )
+        )
+    return tuple(out)
+
+
+def _explain_same_pass(
+    scorer: Any, refs: list[str], hyps: list[str], *, batch_size: int, signature: str | None
+) -> tuple[Explanation, ...]:
+    from sitar.cgd import segment
+
+    analyses = scorer.analyze(references=refs, hypotheses=hyps, batch_size=batch_size)
+    sig = signature or scorer.signature
+    scale = scorer.config.score_scale
+    out = []
+    for r, h, a in zip(refs, hyps, analyses, strict=True):
+        seg = (
+            a.segmentation
+            if a.segmentation is not None
+            else segment(r, h, analyzer=scorer.analyzer)
+        )
+        singles = seg.single_gap_hypotheses() if seg.gaps else []
+        gaps = tuple(
+            GapExplanation(gap, single, p.position / MAX_SCORE, p.tier, p.direction)
+            for gap, single, p in zip(seg.gaps, singles, a.gaps or (), strict=True)
+        )
+        out.append(
+            Explanation(
+                reference=r,
+                hypothesis=h,
+                score=a.raw / scale,
+                gaps=gaps,
+                n_model_inputs=a.n_windows,
+                tier_rule=GAP_HEAD_RULE,
+                signature=sig,
+                segmentation_signature=seg.signature,
+                method="gaps",
             )
         )
     return tuple(out)
@@ -371,12 +434,10 @@ def explain(
     analyzer: str | Analyzer | None = None,
     batch_size: int = 32,
     signature: str | None = None,
+    method: str = "auto",
 ) -> Explanation:
-    """Explain one pair: its score and each gap's single-gap score and estimated tier.
-
-    The pair and its single-gap hypotheses are scored in one batched call (cost: one extra model
-    input per gap). See :func:`explain_many`.
-    """
+    """Explain one pair: its score and each gap's severity (see :func:`explain_many` for the
+    ``method``: the gap head's same-pass tiers, or single-gap rescoring)."""
     for name, value in (("reference", reference), ("hypothesis", hypothesis)):
         if not isinstance(value, str):
             raise InputError(f"{name} must be a str, got {type(value).__name__}")
@@ -387,6 +448,7 @@ def explain(
         analyzer=analyzer,
         batch_size=batch_size,
         signature=signature,
+        method=method,
     )[0]
 
 

@@ -1,18 +1,17 @@
 """Torch-free inference: the checkpoint tokenizer plus one ONNX Runtime session.
 
-:class:`PairEncoder` turns (reference, hypothesis) pairs into the pair encoding
-``[CLS] r [SEP] h [SEP]`` with the checkpoint's ``tokenizer.json`` (fast ``tokenizers`` library),
-measures encoded lengths and pads batches itself; truncation is always off, so an over-long pair is
-an error here and never a silently shortened input (the :class:`~sitar.scorer.Scorer` windows long
-pairs before they reach the model). :class:`OnnxPredictor` feeds exactly the inputs the graph takes
-(checked against the checkpoint config), sorts pairs by length into batches to limit padding and
-returns the raw scores in the original order. ``onnxruntime`` and ``tokenizers`` are imported
+The pair encoding comes from :class:`sitar.encoding.PairEncoder` (the one encoder that training
+and the torch backend use too); truncation is always off, so an over-long pair is an error here and
+never a silently shortened input (the :class:`~sitar.scorer.Scorer` windows long pairs before they
+reach the model). :class:`OnnxPredictor` feeds exactly the inputs the graph takes (checked against
+the checkpoint config): :meth:`OnnxPredictor.run_batch` runs one prepared batch (what the Scorer
+uses), :meth:`OnnxPredictor.predict` scores plain pairs of a pair-head graph in length-sorted
+batches and returns them in the original order. ``onnxruntime`` and ``tokenizers`` are imported
 lazily, so ``import sitar`` works without them.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,19 +19,15 @@ from typing import Any
 import numpy as np
 
 from sitar.checkpoint import CheckpointConfig
+from sitar.encoding import PairEncoder, checkpoint_encoder
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 
-__all__ = ["OnnxPredictor", "PairEncoder", "Prediction", "length_sorted_batches"]
-
-_PAD_TOKEN_CANDIDATES = ("[PAD]", "<pad>", "<PAD>", "<|pad|>")
-
-
-def _import_tokenizers() -> Any:
-    try:
-        import tokenizers
-    except ImportError as e:
-        raise MissingDependencyError("tokenizers", "ONNX scoring") from e
-    return tokenizers
+__all__ = [
+    "OnnxPredictor",
+    "PairEncoder",
+    "Prediction",
+    "length_sorted_batches",
+]  # PairEncoder: re-export
 
 
 def _import_onnxruntime() -> Any:
@@ -53,79 +48,6 @@ def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[np.nd
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
     order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-
-
-def _check_pairs(references: Sequence[str], hypotheses: Sequence[str]) -> None:
-    if len(references) != len(hypotheses):
-        raise InputError(
-            f"references and hypotheses must have the same length, got {len(references)} "
-            f"references and {len(hypotheses)} hypotheses"
-        )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        for i, item in enumerate(items):
-            if not isinstance(item, str):
-                raise InputError(f"{name}[{i}] must be a str, got {type(item).__name__}")
-
-
-class PairEncoder:
-    """The checkpoint tokenizer, used for the pair encoding and for measuring lengths.
-
-    The tokenizer file's own padding and truncation settings are switched off: lengths are always
-    the full lengths, and batches are padded here with the tokenizer's pad id (any id is fine for a
-    correctly masked model; 0 when the tokenizer names no pad token).
-    """
-
-    def __init__(self, tokenizer_path: str | os.PathLike[str], *, max_length: int) -> None:
-        tokenizers = _import_tokenizers()
-        try:
-            tok = tokenizers.Tokenizer.from_file(str(tokenizer_path))
-        except Exception as e:  # the Rust side raises a plain Exception on bad files
-            raise CheckpointError(f"cannot load tokenizer {str(tokenizer_path)!r}: {e}") from e
-        padding = tok.padding
-        pad_id = padding.get("pad_id") if padding else None
-        if pad_id is None:
-            pad_id = next(
-                (
-                    tok.token_to_id(t)
-                    for t in _PAD_TOKEN_CANDIDATES
-                    if tok.token_to_id(t) is not None
-                ),
-                0,
-            )
-        tok.no_padding()
-        tok.no_truncation()
-        self._tokenizer = tok
-        self.pad_id = int(pad_id)
-        self.max_length = int(max_length)
-
-    def encode(self, references: Sequence[str], hypotheses: Sequence[str]) -> list[Any]:
-        """``tokenizers.Encoding`` objects of the pairs, untruncated."""
-        _check_pairs(references, hypotheses)
-        if not references:
-            return []
-        return self._tokenizer.encode_batch(list(zip(references, hypotheses, strict=True)))
-
-    def lengths(self, references: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
-        """Token counts of the pair encodings, special tokens included."""
-        return [len(e.ids) for e in self.encode(references, hypotheses)]
-
-    def pair_length(self, reference: str, hypothesis: str) -> int:
-        return len(self._tokenizer.encode(reference, hypothesis).ids)
-
-    def batch_arrays(self, encodings: Sequence[Any]) -> dict[str, np.ndarray]:
-        """Pad encodings to the longest one: ``input_ids``, ``attention_mask``, ``token_type_ids``,
-        each int64 of shape (batch, seq)."""
-        width = max(len(e.ids) for e in encodings)
-        shape = (len(encodings), width)
-        ids = np.full(shape, self.pad_id, dtype=np.int64)
-        mask = np.zeros(shape, dtype=np.int64)
-        types = np.zeros(shape, dtype=np.int64)
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
-            mask[row, :n] = enc.attention_mask
-            types[row, :n] = enc.type_ids
-        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 
 
 @dataclass(frozen=True)
@@ -158,7 +80,7 @@ class OnnxPredictor:
         ort = _import_onnxruntime()
         self.config = config
         self.variant = config.resolve_variant(variant)
-        self.encoder = PairEncoder(config.tokenizer_path, max_length=config.max_length)
+        self.encoder = checkpoint_encoder(config)
         path = config.onnx_path(self.variant)
         options = ort.SessionOptions()
         if threads is not None:
@@ -185,7 +107,17 @@ class OnnxPredictor:
                 f"lists {missing} as well; fix the config or re-export"
             )
         self.input_names: tuple[str, ...] = tuple(graph_inputs)
+        self.output_names: tuple[str, ...] = tuple(graph_outputs)
         self.has_ordinal = "ordinal_logits" in graph_outputs
+        #: True when the graph takes gap-marked input and returns per-gap logits (SPEC §7b).
+        self.gap_aware = "gap_index" in graph_inputs and "gap_logits" in graph_outputs
+
+    def run_batch(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Run one prepared batch (arrays from :meth:`PairEncoder.collate` with
+        :attr:`input_names`); returns every graph output by name."""
+        feed = {name: arrays[name] for name in self.input_names}
+        outputs = self._session.run(list(self.output_names), feed)
+        return dict(zip(self.output_names, outputs, strict=True))
 
     @property
     def max_length(self) -> int:
@@ -204,9 +136,14 @@ class OnnxPredictor:
 
         ``on_batch(k)`` is called after each batch with the number of pairs it held (progress).
         """
+        if self.gap_aware:
+            raise CheckpointError(
+                f"checkpoint {self.config.name!r} reads gap-marked input; score it with "
+                "sitar.Scorer, which segments each pair and marks its gaps"
+            )
         encodings = self.encoder.encode(references, hypotheses)
         n = len(encodings)
-        lengths = [len(e.ids) for e in encodings]
+        lengths = [len(e) for e in encodings]
         too_long = [i for i, length in enumerate(lengths) if length > self.max_length]
         if too_long:
             i = too_long[0]
@@ -221,8 +158,7 @@ class OnnxPredictor:
         logits = np.zeros((n, len(self.config.thresholds)), dtype=np.float32) if ordinal else None
         wanted = ["score", "ordinal_logits"] if ordinal else ["score"]
         for idx in length_sorted_batches(lengths, batch_size):
-            arrays = self.encoder.batch_arrays([encodings[i] for i in idx])
-            feed = {name: arrays[name] for name in self.input_names}
+            feed = self.encoder.collate([encodings[i] for i in idx], self.input_names)
             outputs = self._session.run(wanted, feed)
             raw[idx] = np.asarray(outputs[0], dtype=np.float32).reshape(len(idx))  # (batch,)
             if logits is not None:

@@ -6,11 +6,26 @@ hypotheses=...)`` returns a frozen :class:`ScoreResult` with the normalised per-
 ``clip(f, 0, 7/3) / (7/3)`` (SPEC §7), the raw clipped scores, the system score with its
 aggregation named, and the SPEC §9 signature.
 
+Two scoring heads exist (the signature names the one used, ``head:gaps`` or ``head:pair``):
+
+* **gaps** (SPEC §7b, the default of gap-aware checkpoints): every pair is segmented with CGD, its
+  gaps are marked in the model input (:mod:`sitar.encoding`), one forward pass predicts each gap's
+  severity position, and the score is SPEC §5 applied to those positions, with the pair head as a
+  tie-breaker that never leaves the interval SPEC §5 gives (:mod:`sitar.gapscore`). Per-gap tiers
+  come out of the same pass (:meth:`Scorer.analyze`, ``explain``).
+* **pair** (SPEC §7): the pair head's raw score, clipped.
+
+Batch invariance: inputs are padded to a width that depends on the input alone (a multiple of 16
+tokens, :func:`sitar.encoding.padded_width`) and batches hold inputs of one width only, so a pair's
+score does not depend on its batch neighbours, the batch size or the input order (measured and
+tested for the fp32 graphs; dynamic int8 graphs compute activation scales per batch and are not
+batch-invariant, see the README).
+
 Three rules decide what reaches the model:
 
 * **Identical pairs.** A pair whose SPEC §1 normalised token sequences are equal has no gaps, so its
   score is exactly 0 (SPEC §5) and the model is not called for it.
-* **Length-sorted batches.** Model inputs are sorted by encoded length into batches (little
+* **Width-bucketed batches.** Model inputs are grouped by padded width into batches (little
   padding); results are scattered back, so the output order is the input order.
 * **Long pairs are windowed, never truncated** (strategy version :data:`WINDOWING_VERSION`). When
   the pair encoding ``[CLS] r [SEP] h [SEP]`` is longer than the checkpoint's ``max_length``, the
@@ -23,9 +38,11 @@ Three rules decide what reaches the model:
   takes the maximum of their scores, because they are one gap. Windows are then combined with
   :func:`combine_window_scores`, which reads each window like a gap of SPEC §5: the highest window
   fixes the base interval ``[β, β + 1/3)`` and the other windows refine inside it through the
-  ``Q_ρ`` recursion, by their tiers. Windowed pairs are marked in
-  :attr:`ScoreResult.windowed`; a pair with one token longer than ``max_length`` on its own raises
-  :class:`~sitar.errors.InputError`.
+  ``Q_ρ`` recursion, by their tiers (head ``pair``). With the head ``gaps`` no approximation is
+  needed: each gap is classified in the window that holds it (marked, with its context), the
+  pieces of a split gap count once at their highest position, and SPEC §5 aggregates all gaps of
+  the pair exactly. Windowed pairs are marked in :attr:`ScoreResult.windowed`; a pair with one
+  token longer than ``max_length`` on its own raises :class:`~sitar.errors.InputError`.
 """
 
 from __future__ import annotations
@@ -48,10 +65,15 @@ from sitar.text import Token, tokenize
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
     from sitar.diagnostics import Explanation
+    from sitar.encoding import EncodedPair
+    from sitar.gaps import Segmentation
+    from sitar.gapscore import GapPrediction
 
 __all__ = [
     "AGGREGATION",
+    "HEADS",
     "WINDOWING_VERSION",
+    "PairAnalysis",
     "ScoreResult",
     "Scorer",
     "combine_window_scores",
@@ -62,6 +84,8 @@ __all__ = [
 AGGREGATION = "macro mean of per-pair normalized scores"
 #: Version of the long-input windowing strategy; part of every score signature (``win:``).
 WINDOWING_VERSION = "1"
+#: Scoring heads: ``gaps`` (SPEC §7b, per-gap positions + SPEC §5) and ``pair`` (SPEC §7).
+HEADS = ("gaps", "pair")
 
 _BACKENDS = ("onnx", "torch")
 # owner/name, as the Hugging Face hub spells repo ids.
@@ -69,10 +93,12 @@ _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _HUB_PATTERNS = ["sitar_config.json", "tokenizer.json", "parity.json", "*.onnx", "*.onnx.data"]
 
 
-class _RawPredictor(Protocol):
-    def predict_raw(
-        self, references: Sequence[str], hypotheses: Sequence[str], batch_size: int = 32
-    ) -> np.ndarray: ...
+class _BatchPredictor(Protocol):
+    """What the Scorer needs of a backend (``OnnxPredictor``, ``TorchPredictor``)."""
+
+    input_names: tuple[str, ...]
+
+    def run_batch(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
 
 
 # -- results -------------------------------------------------------------------------------------
@@ -292,60 +318,11 @@ class _Windower:
 
         seg = segment(reference, hypothesis, analyzer=self._analyzer)
         self._ref_tokens, self._hyp_tokens = seg.ref_tokens, seg.hyp_tokens
-        n_ref, n_hyp, gaps = len(seg.ref_tokens), len(seg.hyp_tokens), seg.gaps
 
-        def fits(ra: int, rb: int, ha: int, hb: int) -> bool:
+        def fits(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> bool:
             return self._fits(*self._texts(reference, hypothesis, (ra, rb), (ha, hb)))
 
-        units: list[list[Spans]] = []
-        i = 0
-        while i < len(gaps):
-            g = gaps[i]
-            if not fits(*g.ref_tokens, *g.hyp_tokens):
-                units.append(self._split_gap(g.ref_tokens, g.hyp_tokens, fits))
-                i += 1
-                continue
-            # Greedy grouping: add the next gap while the span from gap i to it still fits.
-            j = i
-            while j + 1 < len(gaps) and fits(
-                g.ref_tokens[0],
-                gaps[j + 1].ref_tokens[1],
-                g.hyp_tokens[0],
-                gaps[j + 1].hyp_tokens[1],
-            ):
-                j += 1
-            ra, ha = g.ref_tokens[0], g.hyp_tokens[0]
-            rb, hb = gaps[j].ref_tokens[1], gaps[j].hyp_tokens[1]
-            # Matched context available on each side, up to the neighbouring gaps (anchors pair
-            # up one to one, so both sides have the same count; min() is only a safeguard).
-            prev_r, prev_h = (
-                gaps[i - 1].ref_tokens[1] if i else 0,
-                gaps[i - 1].hyp_tokens[1] if i else 0,
-            )
-            last = j + 1 == len(gaps)
-            next_r = n_ref if last else gaps[j + 1].ref_tokens[0]
-            next_h = n_hyp if last else gaps[j + 1].hyp_tokens[0]
-            avail_left = min(ra - prev_r, ha - prev_h)
-            avail_right = min(next_r - rb, next_h - hb)
-
-            def with_context(
-                n: int, ra=ra, rb=rb, ha=ha, hb=hb, al=avail_left, ar=avail_right
-            ) -> tuple[int, int, int, int]:
-                left, right = min(n, al), min(n, ar)
-                return ra - left, rb + right, ha - left, hb + right
-
-            # Largest n whose window fits (fitting is monotone in n); n = 0 fits by construction.
-            lo, hi = 0, max(avail_left, avail_right)
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if fits(*with_context(mid)):
-                    lo = mid
-                else:
-                    hi = mid - 1
-            wra, wrb, wha, whb = with_context(lo)
-            units.append([((wra, wrb), (wha, whb))])
-            i = j + 1
-        return units
+        return [[spans for spans, _ in unit] for unit in plan_windows(seg, fits)]
 
     @staticmethod
     def _split_gap(
@@ -371,6 +348,75 @@ class _Windower:
         )
 
 
+def plan_windows(
+    seg: Segmentation, fits: Callable[[int, int, int, int, int, int], bool]
+) -> list[list[tuple[Spans, tuple[int, int]]]]:
+    """The windows of one over-long segmented pair (see the module docstring).
+
+    ``fits(ra, rb, ha, hb, first, last)`` says whether the window with token intervals
+    ``[ra, rb)``/``[ha, hb)`` holding gaps ``first..last`` (inclusive) fits the model. Returns units;
+    each unit is a list of ``(((ra, rb), (ha, hb)), (first, last))``: one window holding gaps
+    ``first..last`` with matched context, or the pieces of one oversized gap (``first == last``).
+    """
+    n_ref, n_hyp, gaps = len(seg.ref_tokens), len(seg.hyp_tokens), seg.gaps
+    units: list[list[tuple[Spans, tuple[int, int]]]] = []
+    i = 0
+    while i < len(gaps):
+        g = gaps[i]
+        if not fits(*g.ref_tokens, *g.hyp_tokens, i, i):
+
+            def piece_fits(ra: int, rb: int, ha: int, hb: int, k: int = i) -> bool:
+                return fits(ra, rb, ha, hb, k, k)
+
+            pieces = _Windower._split_gap(g.ref_tokens, g.hyp_tokens, piece_fits)
+            units.append([(piece, (i, i)) for piece in pieces])
+            i += 1
+            continue
+        # Greedy grouping: add the next gap while the span from gap i to it still fits.
+        j = i
+        while j + 1 < len(gaps) and fits(
+            g.ref_tokens[0],
+            gaps[j + 1].ref_tokens[1],
+            g.hyp_tokens[0],
+            gaps[j + 1].hyp_tokens[1],
+            i,
+            j + 1,
+        ):
+            j += 1
+        ra, ha = g.ref_tokens[0], g.hyp_tokens[0]
+        rb, hb = gaps[j].ref_tokens[1], gaps[j].hyp_tokens[1]
+        # Matched context available on each side, up to the neighbouring gaps (anchors pair up
+        # one to one, so both sides have the same count; min() is only a safeguard).
+        prev_r, prev_h = (
+            gaps[i - 1].ref_tokens[1] if i else 0,
+            gaps[i - 1].hyp_tokens[1] if i else 0,
+        )
+        last = j + 1 == len(gaps)
+        next_r = n_ref if last else gaps[j + 1].ref_tokens[0]
+        next_h = n_hyp if last else gaps[j + 1].hyp_tokens[0]
+        avail_left = min(ra - prev_r, ha - prev_h)
+        avail_right = min(next_r - rb, next_h - hb)
+
+        def with_context(
+            n: int, ra=ra, rb=rb, ha=ha, hb=hb, al=avail_left, ar=avail_right
+        ) -> tuple[int, int, int, int]:
+            left, right = min(n, al), min(n, ar)
+            return ra - left, rb + right, ha - left, hb + right
+
+        # Largest n whose window fits (fitting is monotone in n); n = 0 fits by construction.
+        lo, hi = 0, max(avail_left, avail_right)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(*with_context(mid), i, j):
+                lo = mid
+            else:
+                hi = mid - 1
+        wra, wrb, wha, whb = with_context(lo)
+        units.append([(((wra, wrb), (wha, whb)), (i, j))])
+        i = j + 1
+    return units
+
+
 # -- the scorer ------------------------------------------------------------------------------------------
 
 
@@ -385,22 +431,49 @@ class Scorer:
     def __init__(
         self,
         config: CheckpointConfig,
-        predictor: _RawPredictor,
+        predictor: _BatchPredictor,
         *,
         backend: str = "onnx",
         variant: str | None = None,
         analyzer: str | Analyzer | None = None,
+        head: str | None = None,
     ) -> None:
-        from sitar.runtime import PairEncoder
-
+        for attr in ("run_batch", "input_names"):
+            if not hasattr(predictor, attr):
+                raise InputError(
+                    f"predictor must have run_batch(arrays) and input_names (as "
+                    f"sitar.runtime.OnnxPredictor); {type(predictor).__name__} has no {attr!r}"
+                )
         self.config = config
         self.predictor = predictor
         self.backend = backend
         self.variant = variant
-        #: CGD analyzer used to window long pairs (None: the default analyzer).
+        #: CGD analyzer used to segment pairs (gap head) and to window long pairs.
         self.analyzer = analyzer
-        self.encoder = PairEncoder(config.tokenizer_path, max_length=config.max_length)
+        #: The predictor's encoder (the tokenizer is read once per scorer).
+        encoder = getattr(predictor, "encoder", None)
+        if encoder is None:
+            from sitar.encoding import checkpoint_encoder
+
+            encoder = checkpoint_encoder(config)
+        self.encoder = encoder
+        #: True when the model reads gap-marked input and predicts per-gap positions (SPEC §7b).
+        self.gap_aware = bool(getattr(predictor, "gap_aware", False))
+        self.head = self._resolve_head(head)
         self._signature: str | None = None
+
+    def _resolve_head(self, head: str | None) -> str:
+        if head is None:
+            scoring = self.config.extra.get("scoring") if self.gap_aware else None
+            head = scoring.get("head", "gaps") if isinstance(scoring, dict) else "pair"
+        if head not in HEADS:
+            raise InputError(f"head must be one of {HEADS}, got {head!r}")
+        if head == "gaps" and not self.gap_aware:
+            raise InputError(
+                f"checkpoint {self.config.name!r} has no gap head (it reads unmarked pairs); "
+                "use head='pair'"
+            )
+        return head
 
     @classmethod
     def load(
@@ -413,6 +486,7 @@ class Scorer:
         device: str | None = None,
         revision: str | None = None,
         analyzer: str | Analyzer | None = None,
+        head: str | None = None,
     ) -> Scorer:
         """Load a checkpoint: a local folder, a Hugging Face repo id (``revision`` optional;
         ``HF_HUB_OFFLINE`` respected) or ``None`` for the packaged default.
@@ -421,10 +495,18 @@ class Scorer:
         ``"fp32"`` (default: the checkpoint's choice) and ``threads`` intra-op threads.
         ``backend="torch"`` runs ``sitar.modeling.TorchPredictor`` on ``device`` (default: GPU if
         available); it needs torch and the checkpoint's ``torch/`` folder (``threads`` then calls
-        ``torch.set_num_threads``, which is process-wide). ``analyzer`` is the CGD
-        analyzer used to window pairs longer than ``max_length`` (default: the default analyzer);
-        its id goes into the signature.
+        ``torch.set_num_threads``, which is process-wide). ``analyzer`` is the CGD analyzer used to
+        segment pairs and window long ones (default: the default analyzer); its id goes into the
+        signature. ``head`` is ``"gaps"`` or ``"pair"`` (default: the checkpoint's choice;
+        ``"pair"`` for checkpoints without a gap head).
         """
+        if isinstance(path_or_hub_id, bool) or not (
+            path_or_hub_id is None or isinstance(path_or_hub_id, (str, os.PathLike))
+        ):
+            raise InputError(
+                "path_or_hub_id must be a folder path, an 'owner/name' hub id or None, got "
+                f"{type(path_or_hub_id).__name__}"
+            )
         if backend not in _BACKENDS:
             raise InputError(f"backend must be one of {_BACKENDS}, got {backend!r}")
         if backend == "torch" and variant is not None:
@@ -447,6 +529,7 @@ class Scorer:
                 backend="onnx",
                 variant=onnx_predictor.variant,
                 analyzer=analyzer,
+                head=head,
             )
         try:
             from sitar.modeling import TorchPredictor
@@ -457,7 +540,11 @@ class Scorer:
 
             torch.set_num_threads(threads)
         return cls(
-            config, TorchPredictor(folder, device=device), backend="torch", analyzer=analyzer
+            config,
+            TorchPredictor(folder, device=device),
+            backend="torch",
+            analyzer=analyzer,
+            head=head,
         )
 
     @property
@@ -466,7 +553,8 @@ class Scorer:
 
     @property
     def signature(self) -> str:
-        """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend)."""
+        """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend,
+        head, windowing and, for gap-marked input, the marking version)."""
         if self._signature is None:
             from sitar.signature import make_signature
 
@@ -475,9 +563,14 @@ class Scorer:
 
                 analyzer = get_analyzer(self.analyzer).id
             except ImportError:
-                # The default analyzer is only needed to window long pairs; name its absence.
+                # The default analyzer is only needed to segment pairs; name its absence.
                 analyzer = "unavailable"
             extra = {"onnx": str(self.variant)} if self.backend == "onnx" else {"backend": "torch"}
+            extra["head"] = self.head
+            if self.gap_aware:
+                from sitar.encoding import MARKING_VERSION
+
+                extra["mark"] = MARKING_VERSION
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
                 analyzer=analyzer, rho=self.config.rho, checkpoint=self.config.name, extra=extra
@@ -487,15 +580,18 @@ class Scorer:
     def _fits(self, reference: str, hypothesis: str) -> bool:
         return self.encoder.pair_length(reference, hypothesis) <= self.max_length
 
-    def explain(self, reference: str, hypothesis: str, *, batch_size: int = 32) -> Explanation:
+    def explain(
+        self, reference: str, hypothesis: str, *, batch_size: int = 32, method: str = "auto"
+    ) -> Explanation:
         """Per-gap severity for one pair: see :func:`sitar.diagnostics.explain`."""
         from sitar.diagnostics import explain
 
-        return explain(self, reference, hypothesis, batch_size=batch_size)
+        return explain(self, reference, hypothesis, batch_size=batch_size, method=method)
 
     def windows(self, reference: str, hypothesis: str) -> list[list[tuple[str, str]]]:
-        """The model inputs for one pair: ``[[(reference, hypothesis)]]`` when it fits, else the
-        windows of the long-input strategy grouped by gap unit (see the module docstring)."""
+        """The plain model inputs of a pair-head scorer for one pair: ``[[(reference,
+        hypothesis)]]`` when it fits, else the windows of the long-input strategy grouped by gap
+        unit (see the module docstring)."""
         if self._fits(reference, hypothesis):
             return [[(reference, hypothesis)]]
         return _Windower(self._fits, self.analyzer).plan(reference, hypothesis)
@@ -512,99 +608,333 @@ class Scorer:
 
         ``references`` and ``hypotheses`` are sequences of str of the same length. ``progress``
         shows a tqdm bar on stderr. Empty inputs give an empty result with ``system_score`` nan.
+        A pair's score depends only on the pair and the checkpoint, never on ``batch_size`` or the
+        other pairs.
         """
-        refs, hyps = _check_inputs(references, hypotheses)
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        n = len(refs)
-        identical = [_norms(r) == _norms(h) for r, h in zip(refs, hyps, strict=True)]
-        # jobs: model inputs; owner[k] = (pair index, unit index) of job k.
-        jobs_r: list[str] = []
-        jobs_h: list[str] = []
-        owner: list[tuple[int, int]] = []
-        n_units = [0] * n
-        n_windows = [0] * n
-        windowed = [False] * n
-        todo = [i for i in range(n) if not identical[i]]
-        lengths = self.encoder.lengths([refs[i] for i in todo], [hyps[i] for i in todo])
-        for i, length in zip(todo, lengths, strict=True):
-            if length <= self.max_length:
-                n_units[i] = n_windows[i] = 1
-                jobs_r.append(refs[i])
-                jobs_h.append(hyps[i])
-                owner.append((i, 0))
-                continue
-            windowed[i] = True
-            units = _Windower(self._fits, self.analyzer).plan(refs[i], hyps[i])
-            n_units[i] = len(units)
-            for u, pieces in enumerate(units):
-                for r, h in pieces:
-                    n_windows[i] += 1
-                    if _norms(r) == _norms(h):
-                        continue  # an unchanged piece of a split gap: raw 0 without the model
-                    jobs_r.append(r)
-                    jobs_h.append(h)
-                    owner.append((i, u))
-        job_raw = self._run(jobs_r, jobs_h, batch_size=batch_size, progress=progress)
-
+        analyses = self.analyze(
+            references=references, hypotheses=hypotheses, batch_size=batch_size, progress=progress
+        )
         scale = self.config.score_scale
-        unit_raw: list[list[float]] = [[0.0] * n_units[i] for i in range(n)]
-        for (i, u), value in zip(owner, job_raw, strict=True):
-            # Pieces of one oversized gap are one gap: it takes the maximum piece score.
-            unit_raw[i][u] = max(unit_raw[i][u], min(max(float(value), 0.0), scale))
-        raw = [
-            combine_window_scores(unit_raw[i], rho=self.config.rho, scale=scale)
-            if n_units[i]
-            else 0.0
-            for i in range(n)
-        ]
+        raw = [a.raw for a in analyses]
         scores = tuple(r / scale for r in raw)
         system = float(np.mean(scores)) if scores else math.nan
         return ScoreResult(
             scores=scores,
             raw=tuple(raw),
-            windowed=tuple(windowed),
-            identical=tuple(identical),
-            n_windows=tuple(n_windows),
+            windowed=tuple(a.windowed for a in analyses),
+            identical=tuple(a.identical for a in analyses),
+            n_windows=tuple(a.n_windows for a in analyses),
             system_score=system,
             aggregation=AGGREGATION,
             signature=self.signature,
         )
 
-    def _run(
-        self, references: list[str], hypotheses: list[str], *, batch_size: int, progress: bool
-    ) -> np.ndarray:
-        """Raw model scores for inputs that all fit, in input order, length-sorted batches."""
-        from sitar.runtime import length_sorted_batches
+    def analyze(
+        self,
+        *,
+        references: Sequence[str],
+        hypotheses: Sequence[str],
+        batch_size: int = 32,
+        progress: bool = False,
+    ) -> tuple[PairAnalysis, ...]:
+        """Score pairs and keep what the single forward pass says about each gap.
 
-        if not references:
-            return np.zeros(0, dtype=np.float32)
-        lengths = self.encoder.lengths(references, hypotheses)
-        bar = _progress_bar(len(references)) if progress else None
-        out = np.zeros(len(references), dtype=np.float64)
+        Each :class:`PairAnalysis` holds the raw score, the pair's CGD segmentation (gap head; the
+        pair head segments only long pairs) and, with the gap head, one
+        :class:`~sitar.gapscore.GapPrediction` per gap (tier, direction, position).
+        """
+        refs, hyps = _check_inputs(references, hypotheses)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if self.head == "gaps":
+            return self._analyze_gaps(refs, hyps, batch_size, progress)
+        return self._analyze_pair(refs, hyps, batch_size, progress)
+
+    # -- head "pair" ---------------------------------------------------------------------------------
+
+    def _analyze_pair(
+        self, refs: list[str], hyps: list[str], batch_size: int, progress: bool
+    ) -> tuple[PairAnalysis, ...]:
+        n = len(refs)
+        identical = [_norms(r) == _norms(h) for r, h in zip(refs, hyps, strict=True)]
+        marked = self.gap_aware  # a gap-aware model reads marked input with either head
+        todo = [i for i in range(n) if not identical[i]]
+        segs: dict[int, Segmentation] = {}
+        if marked:
+            segs = self._segment({i: (refs[i], hyps[i]) for i in todo})
+            full = self.encoder.encode_marked([_marked_item(segs[i]) for i in todo])
+        else:
+            full = self.encoder.encode([refs[i] for i in todo], [hyps[i] for i in todo])
+        jobs: list[EncodedPair] = []
+        owner: list[tuple[int, int]] = []  # (pair, unit) of each job
+        n_units = [0] * n
+        n_windows = [0] * n
+        windowed = [False] * n
+        for i, enc in zip(todo, full, strict=True):
+            if len(enc) <= self.max_length:
+                n_units[i] = n_windows[i] = 1
+                jobs.append(enc)
+                owner.append((i, 0))
+                continue
+            windowed[i] = True
+            if marked:
+                units = self._marked_windows(segs[i])
+                for u, unit in enumerate(units):
+                    for window in unit:
+                        n_windows[i] += 1
+                        jobs.append(window.encoded)
+                        owner.append((i, u))
+                n_units[i] = len(units)
+                continue
+            plan = _Windower(self._fits, self.analyzer).plan(refs[i], hyps[i])
+            n_units[i] = len(plan)
+            for u, pieces in enumerate(plan):
+                for r, h in pieces:
+                    n_windows[i] += 1
+                    if _norms(r) == _norms(h):
+                        continue  # an unchanged piece of a split gap: raw 0 without the model
+                    jobs.append(self.encoder.encode([r], [h])[0])
+                    owner.append((i, u))
+        outputs = self._run(jobs, batch_size=batch_size, progress=progress)
+        scale = self.config.score_scale
+        unit_raw: list[list[float]] = [[0.0] * n_units[i] for i in range(n)]
+        for (i, u), out in zip(owner, outputs, strict=True):
+            # Pieces of one oversized gap are one gap: it takes the maximum piece score.
+            unit_raw[i][u] = max(unit_raw[i][u], min(max(out.score, 0.0), scale))
+        return tuple(
+            PairAnalysis(
+                raw=combine_window_scores(unit_raw[i], rho=self.config.rho, scale=scale)
+                if n_units[i]
+                else 0.0,
+                identical=identical[i],
+                windowed=windowed[i],
+                n_windows=n_windows[i],
+                segmentation=segs.get(i),
+                gaps=None,
+            )
+            for i in range(n)
+        )
+
+    # -- head "gaps" -----------------------------------------------------------------------------------
+
+    def _analyze_gaps(
+        self, refs: list[str], hyps: list[str], batch_size: int, progress: bool
+    ) -> tuple[PairAnalysis, ...]:
+        from sitar.gapscore import aggregate, predict_gaps, tie_fraction
+
+        n = len(refs)
+        identical = [_norms(r) == _norms(h) for r, h in zip(refs, hyps, strict=True)]
+        todo = [i for i in range(n) if not identical[i]]
+        segs = self._segment({i: (refs[i], hyps[i]) for i in todo})
+        full = self.encoder.encode_marked([_marked_item(segs[i]) for i in todo])
+        jobs: list[_Window] = []
+        owner: list[int] = []
+        windowed = [False] * n
+        n_windows = [0] * n
+        for i, enc in zip(todo, full, strict=True):
+            if len(enc) <= self.max_length:
+                jobs.append(_Window(enc, tuple(range(len(segs[i].gaps)))))
+                owner.append(i)
+                n_windows[i] = 1
+                continue
+            windowed[i] = True
+            for unit in self._marked_windows(segs[i]):
+                for window in unit:
+                    jobs.append(window)
+                    owner.append(i)
+                    n_windows[i] += 1
+        outputs = self._run([w.encoded for w in jobs], batch_size=batch_size, progress=progress)
+        from sitar.gapscore import expected_steps
+
+        expected: dict[int, list[float]] = {i: [0.0] * len(segs[i].gaps) for i in todo}
+        seen: dict[int, list[bool]] = {i: [False] * len(segs[i].gaps) for i in todo}
+        per_pair: dict[int, list[tuple[_Window, _Output]]] = {i: [] for i in todo}
+        for i, window, out in zip(owner, jobs, outputs, strict=True):
+            if out.gap_logits is None or out.gap_logits.shape[0] != len(window.gap_ids):
+                raise CheckpointError(
+                    f"the {self.backend} predictor returned no per-gap logits for a gap-marked "
+                    "input; the checkpoint's graph has no gap head"
+                )
+            e = expected_steps(out.gap_logits)  # (G_window,)
+            for k, gap_id in enumerate(window.gap_ids):
+                # Pieces of one oversized gap are one gap: its highest piece counts.
+                if not seen[i][gap_id] or e[k] > expected[i][gap_id]:
+                    expected[i][gap_id] = float(e[k])
+                    seen[i][gap_id] = True
+            per_pair[i].append((window, out))
+        results = []
+        rho = self.config.rho
+        for i in range(n):
+            if identical[i]:
+                results.append(PairAnalysis(0.0, True, False, 0, None, ()))
+                continue
+            gaps = tuple(predict_gaps(expected[i]))
+            u = 0.0
+            top = max(g.step for g in gaps)
+            for window, out in per_pair[i]:
+                # The tie-breaker comes from a window holding a gap at the top position.
+                if any(gaps[k].step == top for k in window.gap_ids):
+                    window_gaps = [gaps[k] for k in window.gap_ids]
+                    u = max(u, tie_fraction(window_gaps, pair_raw=out.score, rho=rho))
+            raw = aggregate(gaps, u=u, rho=rho)[0]
+            results.append(PairAnalysis(raw, False, windowed[i], n_windows[i], segs[i], gaps))
+        return tuple(results)
+
+    # -- shared ---------------------------------------------------------------------------------------
+
+    def _segment(self, pairs: dict[int, tuple[str, str]]) -> dict[int, Segmentation]:
+        from sitar.cgd import segment
+
+        return {i: segment(r, h, analyzer=self.analyzer) for i, (r, h) in pairs.items()}
+
+    def _marked_windows(self, seg: Segmentation) -> list[list[_Window]]:
+        """Gap-marked windows of one over-long pair; every gap lies in exactly one window (the
+        pieces of an oversized gap each carry that gap)."""
+        cache: dict[tuple[int, ...], EncodedPair] = {}
+
+        def encode(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> EncodedPair:
+            key = (ra, rb, ha, hb, first, last)
+            if key not in cache:
+                cache[key] = self.encoder.encode_marked(
+                    [_window_item(seg, (ra, rb), (ha, hb), first, last)]
+                )[0]
+            return cache[key]
+
+        def fits(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> bool:
+            return len(encode(ra, rb, ha, hb, first, last)) <= self.max_length
+
+        units = []
+        for unit in plan_windows(seg, fits):
+            units.append(
+                [
+                    _Window(encode(*r, *h, first, last), tuple(range(first, last + 1)))
+                    for ((r, h), (first, last)) in unit
+                ]
+            )
+        return units
+
+    def _run(
+        self, jobs: Sequence[EncodedPair], *, batch_size: int, progress: bool
+    ) -> list[_Output]:
+        """Model outputs of inputs that all fit, in input order.
+
+        Inputs are grouped by :func:`~sitar.encoding.padded_width` and each batch is padded to
+        that width exactly, so an input is always computed at the same width whatever its
+        neighbours (batch invariance).
+        """
+        from sitar.encoding import padded_width
+
+        out: list[_Output | None] = [None] * len(jobs)
+        if not jobs:
+            return []
+        for enc in jobs:
+            if len(enc) > self.max_length:
+                raise InputError(
+                    f"a model input of {len(enc)} tokens exceeds max_length {self.max_length}"
+                )
+        widths = [padded_width(len(e)) for e in jobs]
+        by_width: dict[int, list[int]] = {}
+        for k in sorted(range(len(jobs)), key=lambda k: (-widths[k], k)):
+            by_width.setdefault(widths[k], []).append(k)
+        bar = _progress_bar(len(jobs)) if progress else None
+        names = tuple(self.predictor.input_names)
         try:
-            for idx in length_sorted_batches(lengths, batch_size):
-                batch_r = [references[k] for k in idx]
-                batch_h = [hypotheses[k] for k in idx]
-                values = np.asarray(
-                    self.predictor.predict_raw(batch_r, batch_h, batch_size=batch_size)
-                ).reshape(-1)  # (batch,)
-                if values.shape[0] != len(idx):
-                    raise CheckpointError(
-                        f"the {self.backend} predictor returned {values.shape[0]} scores for a "
-                        f"batch of {len(idx)} pairs"
-                    )
-                out[idx] = values
-                if bar is not None:
-                    bar.update(len(idx))
+            for width, members in by_width.items():
+                for start in range(0, len(members), batch_size):
+                    idx = members[start : start + batch_size]
+                    arrays = self.encoder.collate([jobs[k] for k in idx], names, width=width)
+                    values = self.predictor.run_batch(arrays)
+                    score = np.asarray(values.get("score"), dtype=np.float64).reshape(-1)
+                    if score.shape[0] != len(idx):
+                        raise CheckpointError(
+                            f"the {self.backend} predictor returned {score.shape[0]} scores for "
+                            f"a batch of {len(idx)} pairs"
+                        )
+                    if not np.all(np.isfinite(score)):
+                        raise CheckpointError(
+                            f"checkpoint {self.config.name!r} produced non-finite scores; the "
+                            "model is broken"
+                        )
+                    gap_logits = values.get("gap_logits")
+                    for row, k in enumerate(idx):
+                        logits = None
+                        if gap_logits is not None:
+                            logits = np.asarray(gap_logits[row, : jobs[k].n_gaps], np.float64)
+                        out[k] = _Output(float(score[row]), logits)
+                    if bar is not None:
+                        bar.update(len(idx))
         finally:
             if bar is not None:
                 bar.close()
-        if not np.all(np.isfinite(out)):
-            raise CheckpointError(
-                f"checkpoint {self.config.name!r} produced non-finite scores; the model is broken"
-            )
-        return out
+        return [o for o in out if o is not None]
+
+
+@dataclass(frozen=True)
+class _Output:
+    score: float
+    gap_logits: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One gap-marked model input and the pair's gap indices it marks, in order."""
+
+    encoded: EncodedPair
+    gap_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PairAnalysis:
+    """What scoring found for one pair (see :meth:`Scorer.analyze`).
+
+    ``raw`` is the raw score (clipped to ``[0, 7/3]``); ``segmentation`` the pair's CGD
+    segmentation (None for identical pairs, and for short pairs under a plain pair head);
+    ``gaps`` one :class:`~sitar.gapscore.GapPrediction` per gap with the gap head, else None.
+    """
+
+    raw: float
+    identical: bool
+    windowed: bool
+    n_windows: int
+    segmentation: Segmentation | None
+    gaps: tuple[GapPrediction, ...] | None
+
+
+def _marked_item(
+    seg: Segmentation,
+) -> tuple[str, str, list[tuple[tuple[int, int], tuple[int, int]]]]:
+    return seg.reference, seg.hypothesis, [(g.ref_span, g.hyp_span) for g in seg.gaps]
+
+
+def _window_item(
+    seg: Segmentation, ref: tuple[int, int], hyp: tuple[int, int], first: int, last: int
+) -> tuple[str, str, list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """Texts of the token window ``ref``/``hyp`` and the spans of gaps ``first..last`` inside it.
+
+    A window that is one piece of an oversized gap is marked as that gap whole.
+    """
+    r_text = _span(seg.reference, seg.ref_tokens, *ref)
+    h_text = _span(seg.hypothesis, seg.hyp_tokens, *hyp)
+    r0 = seg.ref_tokens[ref[0]].start if ref[0] < ref[1] else 0
+    h0 = seg.hyp_tokens[hyp[0]].start if hyp[0] < hyp[1] else 0
+    gaps = seg.gaps[first : last + 1]
+
+    def inside(a: int, b: int, lo: int, hi: int) -> bool:
+        return lo <= a and b <= hi
+
+    if first == last and not (
+        inside(*gaps[0].ref_tokens, *ref) and inside(*gaps[0].hyp_tokens, *hyp)
+    ):
+        return r_text, h_text, [((0, len(r_text)), (0, len(h_text)))]
+
+    def shift(span: tuple[int, int], offset: int, size: int) -> tuple[int, int]:
+        return (min(max(span[0] - offset, 0), size), min(max(span[1] - offset, 0), size))
+
+    return (
+        r_text,
+        h_text,
+        [(shift(g.ref_span, r0, len(r_text)), shift(g.hyp_span, h0, len(h_text))) for g in gaps],
+    )
 
 
 def _progress_bar(total: int) -> Any:

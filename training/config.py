@@ -86,6 +86,10 @@ class TrainConfig:
     #: SPEC §7 loss weights.
     lambda_boundary: float = 1.0
     lambda_ordinal: float = 0.5
+    #: SPEC §7b: read gap-marked input and train the per-gap head too (multi-task) [C].
+    gap_head: bool = False
+    #: Weight of the per-gap ordinal loss (with ``gap_head``).
+    lambda_gap: float = 1.0
     rho: float = DEFAULT_RHO
     #: ``auto``: bf16 on a bf16-capable GPU, fp32 otherwise. fp16 is not offered (DeBERTa overflows).
     precision: str = "auto"
@@ -136,6 +140,7 @@ class TrainConfig:
             "max_grad_norm",
             "lambda_boundary",
             "lambda_ordinal",
+            "lambda_gap",
             "adam_eps",
         ):
             v = getattr(self, key)
@@ -167,7 +172,7 @@ class TrainConfig:
             raise bad("backbone", "a non-empty string")
         if not isinstance(self.init_from, str):
             raise bad("init_from", "a folder path, or empty")
-        for key in ("init_from_heads", "keep_eval_weights"):
+        for key in ("init_from_heads", "keep_eval_weights", "gap_head"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "true or false")
 

@@ -34,6 +34,7 @@ __all__ = [
     "base_position",
     "data_signature",
     "encode_records",
+    "gap_step",
     "length_grouped_batches",
     "load_splits",
     "read_record_file",
@@ -126,19 +127,48 @@ class EncodedSplit:
         return len(self.dataset)
 
 
-def encode_records(
-    records: Sequence[Record], tokenizer: Any, *, max_length: int, long_pairs: str = "skip"
-) -> EncodedSplit:
-    """Encode records as ``[CLS] r [SEP] h [SEP]`` with a ``tokenizers.Tokenizer``.
+def gap_step(tier: int, direction: int) -> int:
+    """A gap's severity position ``t + δ/3`` in thirds: ``3t + δ`` in 0..6 (SPEC §5, §7b)."""
+    return 3 * int(tier) + int(direction)
 
+
+def encode_records(
+    records: Sequence[Record],
+    tokenizer: Any,
+    *,
+    max_length: int,
+    long_pairs: str = "skip",
+    gap_marked: bool = False,
+) -> EncodedSplit:
+    """Encode records with :class:`sitar.encoding.PairEncoder` (the scorer's own encoder).
+
+    Plain: ``[CLS] r [SEP] h [SEP]``. ``gap_marked``: every gap of the record marked on both sides
+    (SPEC §7b; the tokenizer must hold the markers), with the columns ``gap_index`` (4 marker
+    positions per gap, flattened) and ``gap_steps`` (``3t + δ`` per gap). Records without gaps
+    then get no gap rows (their pair target is 0).
     ``long_pairs="skip"`` leaves out pairs over ``max_length`` (their ids are in ``skipped_long``);
     ``"error"`` raises :class:`InputError` naming the first one.
     """
     import datasets
 
+    from sitar.encoding import PairEncoder
+
     if long_pairs not in ("skip", "error"):
         raise InputError(f"long_pairs must be 'skip' or 'error', got {long_pairs!r}")
-    encs = tokenizer.encode_batch([(r.reference, r.hypothesis) for r in records])
+    encoder = PairEncoder(tokenizer, max_length=max(8, max_length), pad_id=0)
+    if gap_marked:
+        encs = encoder.encode_marked(
+            [
+                (
+                    r.reference,
+                    r.hypothesis,
+                    [(tuple(g["ref_span"]), tuple(g["hyp_span"])) for g in r.gaps],
+                )
+                for r in records
+            ]
+        )
+    else:
+        encs = encoder.encode([r.reference for r in records], [r.hypothesis for r in records])
     cols: dict[str, list[Any]] = {
         "id": [],
         "input_ids": [],
@@ -146,6 +176,8 @@ def encode_records(
         "length": [],
         "score": [],
         "base": [],
+        "gap_index": [],
+        "gap_steps": [],
     }
     skipped = []
     for record, enc in zip(records, encs, strict=True):
@@ -163,6 +195,12 @@ def encode_records(
         cols["length"].append(len(enc.ids))
         cols["score"].append(float(record.score))
         cols["base"].append(base_position(record))
+        cols["gap_index"].append([p for quad in enc.gap_index for p in quad])
+        cols["gap_steps"].append(
+            [gap_step(t, d) for t, d in zip(record.tiers, record.directions, strict=True)]
+            if gap_marked
+            else []
+        )
     features = datasets.Features(
         {
             "id": datasets.Value("string"),
@@ -171,6 +209,8 @@ def encode_records(
             "length": datasets.Value("int32"),
             "score": datasets.Value("float64"),
             "base": datasets.Value("float64"),
+            "gap_index": datasets.Sequence(datasets.Value("int32")),
+            "gap_steps": datasets.Sequence(datasets.Value("int8")),
         }
     )
     return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)
@@ -235,7 +275,20 @@ def collate(
         mask[row, : len(tok)] = 1
         types[row, : len(typ)] = typ
     arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    if "gap_index" in input_names:
+        g = max(1, max(len(s) for s in rows["gap_steps"]))
+        gap_index = np.zeros((b, g, 4), dtype=np.int64)
+        steps = np.full((b, g), -1, dtype=np.int64)
+        for row, (flat, st) in enumerate(zip(rows["gap_index"], rows["gap_steps"], strict=True)):
+            n = len(st)
+            if n:
+                gap_index[row, :n] = np.asarray(flat, dtype=np.int64).reshape(n, 4)
+                steps[row, :n] = st
+        arrays["gap_index"] = gap_index
+        arrays["gap_steps"] = steps
     out = {name: arrays[name] for name in input_names}
+    if "gap_steps" in arrays:
+        out["gap_steps"] = arrays["gap_steps"]
     out["score"] = np.asarray(rows["score"], dtype=np.float32)
     out["base"] = np.asarray(rows["base"], dtype=np.float32)
     return out

@@ -44,6 +44,7 @@ from training.evaluate import controlled_ordering, regression_metrics
 __all__ = [
     "devset_report",
     "evaluate_checkpoint",
+    "gap_report",
     "main",
     "records_report",
     "system_metrics",
@@ -183,19 +184,58 @@ def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) 
     records = [rec for path in paths for rec in read_records(path)]
     if not records:
         raise InputError("no records to evaluate")
-    result = scorer.score(
-        references=[r.reference for r in records],
-        hypotheses=[r.hypothesis for r in records],
-        batch_size=batch_size,
-    )
-    metrics = regression_metrics(list(result.raw), [r.score for r in records])
+    refs = [r.reference for r in records]
+    hyps = [r.hypothesis for r in records]
+    analyses = None
+    if getattr(scorer, "head", None) == "gaps":
+        analyses = scorer.analyze(references=refs, hypotheses=hyps, batch_size=batch_size)
+        raw = [a.raw for a in analyses]
+    else:
+        raw = list(scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size).raw)
+    scale = getattr(getattr(scorer, "config", None), "score_scale", 7.0 / 3.0)
+    normalized = [x / scale for x in raw]
+    metrics = regression_metrics(raw, [r.score for r in records])
     report: dict[str, Any] = {"files": [str(p) for p in paths], **metrics}
+    if analyses is not None:
+        report["gaps"] = gap_report(records, analyses)
     rungs = [i for i, r in enumerate(records) if _is_rung(r)]
     if rungs:
         rows = _ladder_rows([records[i] for i in rungs])
-        scores = [result.scores[i] for i in rungs]
+        scores = [normalized[i] for i in rungs]
         report["ladders"] = {"n_rungs": len(rows), **_ordering(rows, scores)}
     return report
+
+
+def gap_report(records: Sequence[Any], analyses: Sequence[Any]) -> dict[str, Any]:
+    """Per-gap accuracy of a gap head against the records' labels: tier accuracy, position
+    (tier and direction) accuracy and the 3x3 tier confusion matrix (rows: label, columns:
+    prediction). Only gaps whose spans match the record's segmentation are compared (the scorer
+    segments with its own analyzer); the rest are counted as ``n_unmatched``."""
+    confusion = np.zeros((3, 3), dtype=np.int64)
+    exact = total = unmatched = 0
+    for record, a in zip(records, analyses, strict=True):
+        if not record.gaps:
+            continue
+        predicted = a.gaps or ()
+        segments = a.segmentation.gaps if a.segmentation is not None else ()
+        same = len(segments) == len(record.gaps) and all(
+            list(g.ref_span) == list(d["ref_span"]) and list(g.hyp_span) == list(d["hyp_span"])
+            for g, d in zip(segments, record.gaps, strict=True)
+        )
+        if not same:
+            unmatched += len(record.gaps)
+            continue
+        for p, t, d in zip(predicted, record.tiers, record.directions, strict=True):
+            confusion[t, p.tier] += 1
+            exact += p.step == 3 * t + d
+            total += 1
+    return {
+        "n_gaps": total,
+        "n_unmatched": unmatched,
+        "tier_accuracy": float(np.trace(confusion) / total) if total else float("nan"),
+        "position_accuracy": exact / total if total else float("nan"),
+        "confusion_tiers": confusion.tolist(),
+    }
 
 
 def _is_rung(record: Any) -> bool:

@@ -57,6 +57,7 @@ def export_run(
     int8_exclude: Sequence[str] = (),
     step: int | None = None,
     weights: str | Path | None = None,
+    head: str | None = None,
 ) -> Any:
     """Export the best weights of ``run_dir`` into the checkpoint folder ``out``; returns its
     :class:`~sitar.checkpoint.CheckpointConfig`.
@@ -65,7 +66,8 @@ def export_run(
     ``model.safetensors`` state dict of this run's model), by default
     ``<run_dir>/evals/step-<step>/model.safetensors`` (written with ``keep_eval_weights``). The
     checkpoint then records the step, the file's SHA-256 and that step's validation metrics (from
-    ``metrics.jsonl``) instead of the best step's."""
+    ``metrics.jsonl``) instead of the best step's. ``head`` (``gaps`` or ``pair``) is the scoring
+    head a gap-aware checkpoint uses by default (default ``gaps``; recorded as ``scoring.head``)."""
     from sitar.modeling import export_checkpoint, load_regressor, load_tokenizer
     from sitar.modeling.export import DEFAULT_PARITY_ATOL
     from training.config import CONFIG_FILE, load_config
@@ -124,14 +126,33 @@ def export_run(
         variants=variants,
         default_variant=default_variant,
         include_torch=include_torch,
-        loss_weights={"boundary": config.lambda_boundary, "ordinal": config.lambda_ordinal},
+        loss_weights={
+            "boundary": config.lambda_boundary,
+            "ordinal": config.lambda_ordinal,
+            **({"gap": config.lambda_gap} if config.gap_head else {}),
+        },
         rho=config.rho,
         training=training,
         training_config_hash=config.hash(),
         parity_atol=DEFAULT_PARITY_ATOL if parity_atol is None else parity_atol,
         overwrite=overwrite,
         int8_exclude=int8_exclude,
+        extra=_scoring_extra(config, head),
+        # Static int8 (gap-aware graphs) is calibrated on more validation pairs than parity uses.
+        calibration_pairs=parity_pairs(
+            splits[split], tokenizer, max_length=config.max_length, n=max(parity_n, 256)
+        ),
     )
+
+
+def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:
+    if head is None:
+        return {}
+    if head not in ("gaps", "pair"):
+        raise InputError(f"head must be 'gaps' or 'pair', got {head!r}")
+    if head == "gaps" and not config.gap_head:
+        raise InputError("head 'gaps' needs a run trained with gap_head: true")
+    return {"scoring": {"head": head}} if config.gap_head else {}
 
 
 def _eval_weights(run_dir: Path, step: int) -> Path:
@@ -217,6 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--weights", help="with --step: a model.safetensors of this run to export instead"
     )
+    parser.add_argument(
+        "--head",
+        choices=("gaps", "pair"),
+        help="scoring head a gap-aware checkpoint uses by default (default: gaps)",
+    )
     parser.add_argument("--no-torch", action="store_true", help="do not ship torch/ weights")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     args = parser.parse_args(argv)
@@ -235,6 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             int8_exclude=tuple(p for p in args.int8_exclude.split(",") if p),
             step=args.step,
             weights=args.weights,
+            head=args.head,
         )
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)

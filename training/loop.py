@@ -41,6 +41,7 @@ from sitar.modeling import (
     HeadConfig,
     SitarLoss,
     SitarRegressor,
+    add_gap_markers,
     build_regressor,
     load_regressor,
     load_tokenizer,
@@ -155,14 +156,17 @@ def predict_split(
     pad_id: int,
     accelerator: Any,
     loss_fn: SitarLoss | None = None,
+    gap_expected: dict[int, list[float]] | None = None,
 ) -> tuple[np.ndarray, float]:
     """Raw predictions for a split in its row order (sharded across processes and gathered), and
-    the mean loss (nan without ``loss_fn``)."""
+    the mean loss (nan without ``loss_fn``). For a gap-aware model, ``gap_expected`` (a dict,
+    filled in place) receives each row's expected gap steps."""
     unwrapped = accelerator.unwrap_model(model)
     order = np.argsort(-split.lengths, kind="stable")
     batches = [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
     mine = batches[accelerator.process_index :: accelerator.num_processes]
     results: list[tuple[int, float]] = []
+    gap_results: list[tuple[int, list[float]]] = []
     loss_sum = 0.0
     was_training = model.training
     # Forward through the unwrapped module: a DDP forward may broadcast buffers, a collective that
@@ -176,33 +180,86 @@ def predict_split(
                 k: torch.from_numpy(arrays[k]).to(accelerator.device) for k in unwrapped.input_names
             }
             with accelerator.autocast():
-                score, logits = model(**feed)
-            score, logits = score.float(), logits.float()
+                outputs = model(**feed)
+            score, logits = outputs[0].float(), outputs[1].float()
+            gap_logits, gap_steps = _gap_outputs(outputs, arrays, accelerator.device)
             if loss_fn is not None:
                 target = torch.from_numpy(arrays["score"]).to(accelerator.device)
                 base = torch.from_numpy(arrays["base"]).to(accelerator.device)
-                loss_sum += float(loss_fn(score, logits, target, base).total) * len(idx)
+                out = loss_fn(score, logits, target, base, gap_logits, gap_steps)
+                loss_sum += float(out.total) * len(idx)
             results.extend(zip(idx, score.cpu().tolist(), strict=True))
+            if gap_logits is not None:
+                from sitar.gapscore import expected_steps
+
+                expected = expected_steps(gap_logits.cpu().numpy())  # (B, G)
+                n_gaps = (arrays["gap_steps"] >= 0).sum(axis=1)
+                gap_results.extend(
+                    (i, expected[row, : n_gaps[row]].tolist()) for row, i in enumerate(idx)
+                )
     if was_training:
         model.train()
     if accelerator.num_processes > 1:
         from accelerate.utils import gather_object
 
         results = gather_object(results)
+        gap_results = gather_object(gap_results)
         loss_sum = float(sum(gather_object([loss_sum])))
     preds = np.full(len(split), np.nan)
     for i, s in results:
         preds[i] = s
     mean_loss = loss_sum / len(split) if loss_fn is not None else math.nan
+    if gap_expected is not None:
+        gap_expected.clear()
+        gap_expected.update(gap_results)
     return preds, mean_loss
 
 
+def _gap_outputs(
+    outputs: tuple[Any, ...], arrays: dict[str, np.ndarray], device: Any
+) -> tuple[Any, Any]:
+    """``(gap_logits, gap_steps)`` tensors of a gap-aware forward pass, else ``(None, None)``."""
+    if len(outputs) < 3:
+        return None, None
+    return outputs[2].float(), torch.from_numpy(arrays["gap_steps"]).to(device)
+
+
+def gap_metrics(
+    split: EncodedSplit, preds: np.ndarray, expected: dict[int, list[float]], rho: float
+) -> dict[str, float]:
+    """Validation metrics of the gap head: per-gap step and tier accuracy, and the regression
+    metrics of the SPEC §7b score (exact SPEC §5 on predicted gaps, pair head as tie-breaker)."""
+    from sitar.gapscore import aggregate, predict_gaps
+
+    steps_true = split.dataset["gap_steps"]
+    scores = np.zeros(len(split))
+    hit_step = hit_tier = total = 0
+    for i in range(len(split)):
+        gaps = predict_gaps(expected.get(i, []))
+        scores[i] = aggregate(gaps, pair_raw=float(preds[i]), rho=rho)[0]
+        for g, true in zip(gaps, steps_true[i], strict=True):
+            total += 1
+            hit_step += g.step == true
+            hit_tier += g.tier == (true + 1) // 3
+    metrics = {
+        f"gaps_{k}": v
+        for k, v in regression_metrics(
+            scores, split.dataset["score"], bases=split.dataset["base"]
+        ).items()
+    }
+    metrics["gap_step_accuracy"] = hit_step / total if total else math.nan
+    metrics["gap_tier_accuracy"] = hit_tier / total if total else math.nan
+    return metrics
+
+
 def _metric_value(config: TrainConfig, metrics: dict[str, float]) -> float:
+    """The selection metric; for a gap-aware run, of the SPEC §7b score (``gaps_*``)."""
+    prefix = "gaps_" if config.gap_head else ""
     if config.metric == "neg_mae":
-        return -metrics["mae"]
+        return -metrics[prefix + "mae"]
     if config.metric == "neg_loss":
         return -metrics["loss"]
-    value = metrics[config.metric]
+    value = metrics[prefix + config.metric]
     return -math.inf if math.isnan(value) else value
 
 
@@ -212,7 +269,18 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _init_from(config: TrainConfig, tokenizer: Any, init_score: float | None) -> SitarRegressor:
+def _had_gap_head(config: TrainConfig) -> bool:
+    from safetensors import safe_open
+
+    from sitar.modeling.model import _HEAD_METADATA_KEY, _torch_dir
+
+    weights = _torch_dir(config.init_from) / "model.safetensors"
+    with safe_open(str(weights), framework="pt") as fh:
+        meta = fh.metadata() or {}
+    return bool(json.loads(meta.get(_HEAD_METADATA_KEY, "{}")).get("gap_head", False))
+
+
+def _init_from(config: TrainConfig, base_vocab: int, init_score: float | None) -> SitarRegressor:
     """The regressor saved in ``config.init_from``, in train mode, checked against the run: a
     vocabulary the run's tokenizer fits (the same backbone) and, when its heads are kept, the same
     pooling. With ``init_from_heads`` false only its backbone is kept and the heads start afresh
@@ -220,10 +288,10 @@ def _init_from(config: TrainConfig, tokenizer: Any, init_score: float | None) ->
     model = load_regressor(config.init_from)
     head = model.head_config
     if not config.init_from_heads:
-        _check_vocabulary(config, model, tokenizer)
+        _check_vocabulary(config, model, base_vocab)
         fresh = build_regressor(
             model.backbone,
-            HeadConfig(pooling=config.pooling, dropout=config.dropout),
+            HeadConfig(pooling=config.pooling, dropout=config.dropout, gap_head=config.gap_head),
             init_score=init_score,
         )
         fresh.train()
@@ -234,7 +302,12 @@ def _init_from(config: TrainConfig, tokenizer: Any, init_score: float | None) ->
             f"init_from {config.init_from!r} uses pooling {head.pooling!r}, the config asks for "
             f"{config.pooling!r}"
         )
-    _check_vocabulary(config, model, tokenizer)
+    if head.gap_head != config.gap_head:
+        raise InputError(
+            f"init_from {config.init_from!r} has gap_head={head.gap_head}, the config asks for "
+            f"{config.gap_head}; set init_from_heads=false to start new heads"
+        )
+    _check_vocabulary(config, model, base_vocab)
     if head.dropout != config.dropout:
         model.head_config = dataclasses.replace(head, dropout=config.dropout)
         model.dropout.p = config.dropout
@@ -243,12 +316,12 @@ def _init_from(config: TrainConfig, tokenizer: Any, init_score: float | None) ->
     return model
 
 
-def _check_vocabulary(config: TrainConfig, model: SitarRegressor, tokenizer: Any) -> None:
+def _check_vocabulary(config: TrainConfig, model: SitarRegressor, base_vocab: int) -> None:
     vocab = int(getattr(model.backbone.config, "vocab_size", 0))
-    if tokenizer.get_vocab_size() > vocab:
+    if base_vocab > vocab:
         raise InputError(
             f"init_from {config.init_from!r} has a vocabulary of {vocab} tokens but the tokenizer "
-            f"of backbone {config.backbone!r} has {tokenizer.get_vocab_size()}; init_from must be "
+            f"of backbone {config.backbone!r} has {base_vocab}; init_from must be "
             "a regressor trained on the same backbone"
         )
 
@@ -297,6 +370,11 @@ def train(
     # Data: the tokenizer the run uses is the one that gets exported.
     tokenizer = load_tokenizer(config.backbone)
     pad_id = find_pad_id(tokenizer)
+    base_vocab = tokenizer.get_vocab_size()
+    if config.gap_head:
+        from sitar.encoding import GapMarkers
+
+        GapMarkers.add_to(tokenizer)
     splits = load_splits(config.data)
     if config.train_split not in splits:
         raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
@@ -307,9 +385,14 @@ def train(
         tokenizer,
         max_length=config.max_length,
         long_pairs=config.long_pairs,
+        gap_marked=config.gap_head,
     )
     eval_data = encode_records(
-        splits[config.eval_split], tokenizer, max_length=config.max_length, long_pairs="skip"
+        splits[config.eval_split],
+        tokenizer,
+        max_length=config.max_length,
+        long_pairs="skip",
+        gap_marked=config.gap_head,
     )
     if len(train_data) == 0 or len(eval_data) == 0:
         raise InputError("the train or validation split is empty after leaving out long pairs")
@@ -345,13 +428,17 @@ def train(
 
     init = float(np.mean(train_data.dataset["score"])) if config.init_bias_from_data else None
     if config.init_from:
-        model = _init_from(config, tokenizer, init)
+        model = _init_from(config, base_vocab, init)
     else:
         model = build_regressor(
             config.backbone,
-            HeadConfig(pooling=config.pooling, dropout=config.dropout),
+            HeadConfig(pooling=config.pooling, dropout=config.dropout, gap_head=config.gap_head),
             init_score=init,
         )
+    if config.gap_head:
+        # New marker embeddings unless the starting model already read gap-marked input.
+        had_markers = bool(config.init_from) and _had_gap_head(config)
+        add_gap_markers(model, tokenizer, init=not had_markers)
     optimizer = torch.optim.AdamW(
         _param_groups(model, config),
         betas=(config.adam_beta1, config.adam_beta2),
@@ -362,7 +449,9 @@ def train(
     # Stepped by hand once per optimiser step; saved/restored with the accelerate state.
     accelerator.register_for_checkpointing(scheduler)
     loss_fn = SitarLoss(
-        lambda_boundary=config.lambda_boundary, lambda_ordinal=config.lambda_ordinal
+        lambda_boundary=config.lambda_boundary,
+        lambda_ordinal=config.lambda_ordinal,
+        lambda_gap=config.lambda_gap,
     ).to(accelerator.device)
     input_names = accelerator.unwrap_model(model).input_names
 
@@ -389,6 +478,7 @@ def train(
         accelerator.wait_for_everyone()
 
     def evaluate_now() -> dict[str, float]:
+        expected: dict[int, list[float]] = {}
         preds, mean_loss = predict_split(
             model,
             eval_data,
@@ -396,10 +486,13 @@ def train(
             pad_id=pad_id,
             accelerator=accelerator,
             loss_fn=loss_fn,
+            gap_expected=expected,
         )
         metrics = regression_metrics(
             preds, eval_data.dataset["score"], bases=eval_data.dataset["base"]
         )
+        if config.gap_head:
+            metrics.update(gap_metrics(eval_data, preds, expected, config.rho))
         metrics["loss"] = mean_loss
         return metrics
 
@@ -436,8 +529,12 @@ def train(
             ctx = contextlib.nullcontext() if sync else accelerator.no_sync(model)
             with ctx:
                 with accelerator.autocast():
-                    score, logits = model(**feed)
-                out = loss_fn(score.float(), logits.float(), target, base)  # losses in fp32
+                    outputs = model(**feed)
+                gap_logits, gap_steps = _gap_outputs(outputs, arrays, accelerator.device)
+                # losses in fp32
+                out = loss_fn(
+                    outputs[0].float(), outputs[1].float(), target, base, gap_logits, gap_steps
+                )
                 accelerator.backward(out.total / config.grad_accum_steps)
             window.append(out.as_floats())
             state.batch_in_epoch = b + 1

@@ -65,30 +65,16 @@ class ParityError(CheckpointError):
     """The fp32 ONNX graph does not reproduce the torch model within the tolerance."""
 
 
-class _TwoInputs(nn.Module):
-    """Named-argument wrapper so the graph inputs get stable names (no token types)."""
+class _NamedInputs(nn.Module):
+    """Positional wrapper so the graph inputs get stable names, in ``model.input_names`` order."""
 
     def __init__(self, model: SitarRegressor) -> None:
         super().__init__()
         self.model = model
+        self.names = model.input_names
 
-    def forward(self, input_ids: Tensor, attention_mask: Tensor) -> tuple[Tensor, Tensor]:
-        return self.model(input_ids=input_ids, attention_mask=attention_mask)
-
-
-class _ThreeInputs(nn.Module):
-    """Named-argument wrapper for backbones with token types (BERT-like)."""
-
-    def __init__(self, model: SitarRegressor) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(
-        self, input_ids: Tensor, attention_mask: Tensor, token_type_ids: Tensor
-    ) -> tuple[Tensor, Tensor]:
-        return self.model(
-            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-        )
+    def forward(self, *inputs: Tensor) -> tuple[Tensor, ...]:
+        return self.model(**dict(zip(self.names, inputs, strict=True)))
 
 
 def _ort() -> Any:
@@ -102,13 +88,14 @@ def _ort() -> Any:
 def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: int = OPSET) -> Path:
     """Export the fp32 graph with dynamic ``batch`` and ``sequence`` axes; returns the path.
 
-    Inputs are exactly ``model.input_names``; outputs are ``score`` (batch,) and
-    ``ordinal_logits`` (batch, K).
+    Inputs are exactly ``model.input_names``; outputs are ``score`` (batch,), ``ordinal_logits``
+    (batch, K) and, for a gap-aware model, ``gap_logits`` (batch, gaps, K) with ``gap_index``
+    (batch, gaps, 4) as an extra input.
     """
     path = Path(path)
     model = model.float().eval()
     names = model.input_names
-    wrapper = _ThreeInputs(model) if "token_type_ids" in names else _TwoInputs(model)
+    wrapper = _NamedInputs(model)
     # A dummy batch of 2 x 16 tokens; the axes are declared dynamic below.
     ids = torch.full((2, 16), 5, dtype=torch.long)
     mask = torch.ones((2, 16), dtype=torch.long)
@@ -118,8 +105,14 @@ def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: i
         types = torch.zeros((2, 16), dtype=torch.long)
         types[:, 8:] = 1
         dummy = (*dummy, types)
+    if "gap_index" in names:
+        gap_index = torch.tensor([[[1, 3, 9, 11], [4, 5, 12, 14]], [[2, 4, 8, 10], [0, 0, 0, 0]]])
+        dummy = (*dummy, gap_index)
     dynamic_axes: dict[str, dict[int, str]] = {n: {0: "batch", 1: "sequence"} for n in names}
     dynamic_axes.update({"score": {0: "batch"}, "ordinal_logits": {0: "batch"}})
+    if "gap_index" in names:
+        dynamic_axes["gap_index"] = {0: "batch", 1: "gaps"}
+        dynamic_axes["gap_logits"] = {0: "batch", 1: "gaps"}
     with torch.no_grad(), warnings.catch_warnings():
         # The TorchScript tracer warns about Python-side shape checks inside transformers; the
         # parity check (with padded and unpadded batches) is what verifies the graph.
@@ -131,7 +124,7 @@ def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: i
             dummy,
             str(path),
             input_names=list(names),
-            output_names=list(OUTPUT_NAMES),
+            output_names=list(model.output_names),
             dynamic_axes=dynamic_axes,
             opset_version=opset,
             do_constant_folding=True,
@@ -184,6 +177,72 @@ def quantize_int8(
     return excluded
 
 
+#: Settings of the static int8 quantization of gap-aware graphs, recorded in parity.json: fixed
+#: activation scales calibrated once, so a pair's score never depends on its batch (dynamic int8
+#: computes the activation scale over the whole batch).
+STATIC_QUANTIZATION: dict[str, Any] = {
+    "method": "onnxruntime.quantization.quantize_static",
+    "format": "QDQ",
+    "activation_type": "QUInt8",
+    "weight_type": "QInt8",
+    "per_channel": True,
+    "calibrate_method": "MinMax",
+    "op_types_to_quantize": ["MatMul"],
+    "extra_options": {"MatMulConstBOnly": True},
+}
+
+
+def quantize_static_int8(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    feeds: Sequence[Mapping[str, np.ndarray]],
+    *,
+    exclude: Sequence[str] = (),
+) -> list[str]:
+    """Static int8 quantization (see :data:`STATIC_QUANTIZATION`) calibrated on ``feeds`` (model
+    input batches). Only MatMuls with constant weights are quantized; ``exclude`` holds
+    substrings of node names that stay fp32. Returns the excluded node names."""
+    try:
+        import onnx
+        from onnxruntime.quantization import (
+            CalibrationDataReader,
+            CalibrationMethod,
+            QuantFormat,
+            QuantType,
+            quantize_static,
+        )
+    except ImportError as e:
+        raise MissingDependencyError("onnxruntime", "int8 quantization", "torch") from e
+    if not feeds:
+        raise InputError("static quantization needs at least one calibration batch")
+
+    class _Reader(CalibrationDataReader):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self._it = iter([dict(f) for f in feeds])
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            return next(self._it, None)
+
+    excluded: list[str] = []
+    if exclude:
+        graph = onnx.load(str(src), load_external_data=False).graph
+        excluded = [n.name for n in graph.node if any(p in n.name for p in exclude)]
+    quantize_static(
+        str(src),
+        str(dst),
+        _Reader(),
+        quant_format=QuantFormat.QDQ,
+        op_types_to_quantize=list(STATIC_QUANTIZATION["op_types_to_quantize"]),
+        per_channel=True,
+        activation_type=QuantType.QUInt8,
+        weight_type=QuantType.QInt8,
+        nodes_to_exclude=excluded,
+        calibrate_method=CalibrationMethod.MinMax,
+        extra_options=dict(STATIC_QUANTIZATION["extra_options"]),
+    )
+    return excluded
+
+
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     """Spearman correlation with average ranks for ties (numpy only); nan when undefined."""
 
@@ -210,37 +269,76 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 def _run_torch(
     model: SitarRegressor, batches: list[dict[str, np.ndarray]]
-) -> tuple[np.ndarray, np.ndarray]:
-    scores, logits = [], []
+) -> list[dict[str, np.ndarray]]:
+    out = []
     model = model.float().eval()
     device = next(model.parameters()).device
     with torch.inference_mode():
         for feed in batches:
-            s, o = model(**{k: torch.from_numpy(v).to(device) for k, v in feed.items()})
-            scores.append(s.float().cpu().numpy())
-            logits.append(o.float().cpu().numpy())
-    return np.concatenate(scores).astype(np.float64), np.concatenate(logits).astype(np.float64)
+            values = model(**{k: torch.from_numpy(v).to(device) for k, v in feed.items()})
+            out.append(
+                {
+                    name: v.float().cpu().numpy().astype(np.float64)
+                    for name, v in zip(model.output_names, values, strict=True)
+                }
+            )
+    return out
 
 
 def _run_onnx(
     path: Path, batches: list[dict[str, np.ndarray]], threads: int | None
-) -> tuple[np.ndarray, np.ndarray]:
+) -> list[dict[str, np.ndarray]]:
     ort = _ort()
     options = ort.SessionOptions()
     if threads:
         options.intra_op_num_threads = threads
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     graph_inputs = [i.name for i in session.get_inputs()]
-    scores, logits = [], []
+    names = [o.name for o in session.get_outputs()]
+    out = []
     for feed in batches:
         if sorted(feed) != sorted(graph_inputs):
             raise CheckpointError(
                 f"{path.name} takes inputs {graph_inputs} but the model feeds {sorted(feed)}"
             )
-        s, o = session.run(list(OUTPUT_NAMES), feed)
-        scores.append(s)
-        logits.append(o)
-    return np.concatenate(scores).astype(np.float64), np.concatenate(logits).astype(np.float64)
+        values = session.run(names, feed)
+        out.append({n: np.asarray(v, dtype=np.float64) for n, v in zip(names, values, strict=True)})
+    return out
+
+
+def _concat(outputs: list[dict[str, np.ndarray]], name: str) -> np.ndarray:
+    return np.concatenate([o[name] for o in outputs])
+
+
+def _gap_rows(outputs: list[dict[str, np.ndarray]], counts: list[list[int]]) -> np.ndarray:
+    """The gap logits of real gaps only (padded slots dropped): (total gaps, K)."""
+    rows = [
+        o["gap_logits"][b, :g]
+        for o, batch in zip(outputs, counts, strict=True)
+        for b, g in enumerate(batch)
+    ]
+    return np.concatenate(rows) if rows else np.zeros((0, 0))
+
+
+def encode_for_model(
+    model: SitarRegressor,
+    encoder: PairEncoder,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+) -> list[Any]:
+    """Encodings of real pairs as ``model`` reads them: plain, or gap-marked (CGD with the
+    default analyzer) for a gap-aware model; pairs without gaps are left out of the latter."""
+    if not model.head_config.gap_head:
+        return encoder.encode(references, hypotheses)
+    from sitar.cgd import segment
+
+    items = []
+    for r, h in zip(references, hypotheses, strict=True):
+        gaps = segment(r, h).gaps
+        if gaps:
+            items.append((r, h, [(g.ref_span, g.hyp_span) for g in gaps]))
+    # Marking adds tokens: keep the pairs that still fit (the Scorer windows the others).
+    return [e for e in encoder.encode_marked(items) if len(e) <= encoder.max_length]
 
 
 def parity_report(
@@ -261,18 +359,23 @@ def parity_report(
     logits, tolerance, ``passed``) and ``int8`` (max/mean abs diff of the raw score against fp32,
     Spearman against fp32, max abs diff of logits) when an int8 graph is given.
     """
-    items = encoder.encode(references=references, hypotheses=hypotheses)
+    items = encode_for_model(model, encoder, references, hypotheses)
     if not items:
-        raise InputError("parity needs at least one (reference, hypothesis) pair")
+        raise InputError("parity needs at least one (reference, hypothesis) pair with a gap")
     names = model.input_names
-    batches = [
-        encoder.collate(items[i : i + batch_size], names) for i in range(0, len(items), batch_size)
-    ]
-    t_score, t_logits = _run_torch(model, batches)
-    f_score, f_logits = _run_onnx(Path(fp32_path), batches, threads)
-    lengths = [len(ids) for ids, _ in items]
+    chunks = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+    batches = [encoder.collate(chunk, names) for chunk in chunks]
+    counts = [[e.n_gaps for e in chunk] for chunk in chunks]
+    torch_out = _run_torch(model, batches)
+    fp32_out = _run_onnx(Path(fp32_path), batches, threads)
+    t_score, f_score = _concat(torch_out, "score"), _concat(fp32_out, "score")
+    t_logits, f_logits = _concat(torch_out, "ordinal_logits"), _concat(fp32_out, "ordinal_logits")
+    lengths = [len(e) for e in items]
     score_diff = float(np.max(np.abs(t_score - f_score)))
     logit_diff = float(np.max(np.abs(t_logits - f_logits)))
+    gap_diff = 0.0
+    if model.head_config.gap_head:
+        gap_diff = float(np.max(np.abs(_gap_rows(torch_out, counts) - _gap_rows(fp32_out, counts))))
     report: dict[str, Any] = {
         "n_pairs": len(items),
         "tokens_min": int(min(lengths)),
@@ -281,13 +384,15 @@ def parity_report(
         "fp32": {
             "max_abs_diff_score": score_diff,
             "max_abs_diff_ordinal_logits": logit_diff,
+            "max_abs_diff_gap_logits": gap_diff,
             "atol": float(atol),
-            "passed": bool(score_diff <= atol and logit_diff <= atol),
+            "passed": bool(score_diff <= atol and logit_diff <= atol and gap_diff <= atol),
         },
         "torch_score_range": [float(t_score.min()), float(t_score.max())],
     }
     if int8_path is not None:
-        q_score, q_logits = _run_onnx(Path(int8_path), batches, threads)
+        int8_out = _run_onnx(Path(int8_path), batches, threads)
+        q_score, q_logits = _concat(int8_out, "score"), _concat(int8_out, "ordinal_logits")
         diff = np.abs(q_score - f_score)
         report["int8"] = {
             "max_abs_diff_score": float(diff.max()),
@@ -326,6 +431,7 @@ def export_checkpoint(
     overwrite: bool = False,
     int8_exclude: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
+    calibration_pairs: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> CheckpointConfig:
     """Write a checkpoint folder for ``model`` and return its loaded :class:`CheckpointConfig`.
 
@@ -333,7 +439,8 @@ def export_checkpoint(
     ``tokenizer.json``); ``references``/``hypotheses`` are real pairs for the parity report (each
     must fit ``max_length``). ``variants`` picks the ONNX files to keep (the fp32 graph is always
     built for the parity check). ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
-    :func:`quantize_int8`). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
+    :func:`quantize_int8`). A gap-aware model's int8 graph is quantized statically
+    (:func:`quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
     behind.
     """
     variants = tuple(variants)
@@ -344,6 +451,7 @@ def export_checkpoint(
     out_dir = Path(out_dir)
     if out_dir.exists() and not overwrite:
         raise InputError(f"{out_dir} already exists; choose another folder or pass overwrite=True")
+    calibration = calibration_pairs or (references, hypotheses)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.export-", dir=out_dir.parent))
     try:
@@ -355,9 +463,25 @@ def export_checkpoint(
         tokenizer.no_truncation()
         tokenizer.save(str(tmp / TOKENIZER_FILE))
         encoder = PairEncoder(tokenizer, max_length=max_length)
+        if model.head_config.gap_head and encoder.markers is None:
+            raise InputError(
+                "the model has a gap head but the tokenizer has no gap markers; export the "
+                "tokenizer the model was trained with"
+            )
         export_onnx(model, tmp / FP32_FILE)
         excluded: list[str] = []
-        if "int8" in variants:
+        # Gap-aware graphs get static int8 (batch-invariant); pair graphs keep dynamic int8.
+        static = model.head_config.gap_head
+        if "int8" in variants and static:
+            calib = encode_for_model(model, encoder, calibration[0], calibration[1])
+            feeds = [
+                encoder.collate(calib[i : i + 16], model.input_names)
+                for i in range(0, len(calib), 16)
+            ]
+            excluded = quantize_static_int8(
+                tmp / FP32_FILE, tmp / INT8_FILE, feeds, exclude=int8_exclude
+            )
+        elif "int8" in variants:
             excluded = quantize_int8(tmp / FP32_FILE, tmp / INT8_FILE, exclude=int8_exclude)
         report = parity_report(
             model,
@@ -379,7 +503,7 @@ def export_checkpoint(
         )
         if "int8" in variants:
             report["int8"]["quantization"] = {
-                **QUANTIZATION,
+                **(STATIC_QUANTIZATION if static else QUANTIZATION),
                 "exclude_patterns": list(int8_exclude),
                 "n_nodes_excluded": len(excluded),
             }
@@ -407,7 +531,7 @@ def export_checkpoint(
                 },
                 default=default_variant,
                 inputs=tuple(model.input_names),
-                outputs=OUTPUT_NAMES,
+                outputs=tuple(model.output_names),
                 opset=OPSET,
             ),
             tokenizer=TOKENIZER_FILE,
@@ -421,6 +545,11 @@ def export_checkpoint(
                 "pad_token_id": find_pad_id(tokenizer),
                 "head": model.head_config.to_dict(),
                 "parity": PARITY_FILE,
+                **(
+                    {"markers": encoder.markers.to_dict(), "scoring": {"head": "gaps"}}
+                    if model.head_config.gap_head and encoder.markers is not None
+                    else {}
+                ),
                 **dict(extra or {}),
             },
         )

@@ -28,6 +28,7 @@ from sitar.targets import MAX_SCORE
 
 __all__ = [
     "BoundaryLoss",
+    "GapOrdinalLoss",
     "LossOutput",
     "MSELoss",
     "OrdinalLoss",
@@ -140,6 +141,32 @@ class OrdinalLoss(nn.Module):
         return F.binary_cross_entropy_with_logits(logits.float(), labels)
 
 
+class GapOrdinalLoss(nn.Module):
+    """SPEC §7b gap loss [C]: for every real gap, binary cross-entropy of logit ``k`` against
+    ``[step ≥ k + 1]`` where ``step = 3t + δ`` ∈ 0..6 is the gap's position ``t + δ/3`` in thirds
+    (ordinal thresholds ``1/3 … 2``, so the loss respects the order of positions), averaged over
+    real gaps and thresholds. ``steps`` is (B, G) int with ``-1`` in padded gap slots."""
+
+    def forward(self, gap_logits: Tensor, steps: Tensor) -> Tensor:
+        if not isinstance(gap_logits, Tensor) or gap_logits.dim() != 3:
+            raise InputError("gap_logits must have shape (batch, gaps, K)")
+        if not isinstance(steps, Tensor) or steps.shape != gap_logits.shape[:2]:
+            raise InputError(
+                f"gap steps must have shape {tuple(gap_logits.shape[:2])} (batch, gaps), got "
+                f"{tuple(steps.shape) if isinstance(steps, Tensor) else type(steps).__name__}"
+            )
+        k = gap_logits.shape[-1]
+        if bool((steps > k).any()) or bool((steps < -1).any()):
+            raise InputError(f"gap steps must lie in 0..{k} (or -1 for padding)")
+        valid = steps >= 0  # (B, G)
+        if not bool(valid.any()):
+            raise InputError("a batch for the gap loss needs at least one real gap")
+        levels = torch.arange(1, k + 1, device=steps.device)  # (K,)
+        labels = (steps.unsqueeze(-1) >= levels).float()  # (B, G, K)
+        bce = F.binary_cross_entropy_with_logits(gap_logits.float(), labels, reduction="none")
+        return bce[valid].mean()
+
+
 @dataclass(frozen=True)
 class LossOutput:
     """The weighted total and its unweighted parts (all scalar tensors)."""
@@ -148,14 +175,18 @@ class LossOutput:
     mse: Tensor
     boundary: Tensor
     ordinal: Tensor
+    gap: Tensor | None = None
 
     def as_floats(self) -> dict[str, float]:
-        return {
+        out = {
             "loss": float(self.total.detach()),
             "mse": float(self.mse.detach()),
             "boundary": float(self.boundary.detach()),
             "ordinal": float(self.ordinal.detach()),
         }
+        if self.gap is not None:
+            out["gap"] = float(self.gap.detach())
+        return out
 
 
 class SitarLoss(nn.Module):
@@ -166,25 +197,33 @@ class SitarLoss(nn.Module):
         *,
         lambda_boundary: float = 1.0,
         lambda_ordinal: float = 0.5,
+        lambda_gap: float = 1.0,
         thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
     ) -> None:
         super().__init__()
         for name, value in (
             ("lambda_boundary", lambda_boundary),
             ("lambda_ordinal", lambda_ordinal),
+            ("lambda_gap", lambda_gap),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise InputError(f"{name} must be a non-negative number, got {value!r}")
         self.lambda_boundary = float(lambda_boundary)
         self.lambda_ordinal = float(lambda_ordinal)
+        self.lambda_gap = float(lambda_gap)
         self.mse = MSELoss()
+        self.gap = GapOrdinalLoss()
         self.boundary = BoundaryLoss()
         self.ordinal = OrdinalLoss(thresholds)
 
     @property
     def weights(self) -> dict[str, float]:
         """The weights as recorded in checkpoints (``loss_weights``)."""
-        return {"boundary": self.lambda_boundary, "ordinal": self.lambda_ordinal}
+        return {
+            "boundary": self.lambda_boundary,
+            "ordinal": self.lambda_ordinal,
+            "gap": self.lambda_gap,
+        }
 
     def forward(
         self,
@@ -192,9 +231,19 @@ class SitarLoss(nn.Module):
         ordinal_logits: Tensor,
         target: Tensor,
         base: Tensor | None = None,
+        gap_logits: Tensor | None = None,
+        gap_steps: Tensor | None = None,
     ) -> LossOutput:
+        """The SPEC §7 loss, plus ``λ_g · L_gap`` (SPEC §7b) when ``gap_logits`` and
+        ``gap_steps`` are given."""
         mse = self.mse(score, target)
         boundary = self.boundary(score, target, base)
         ordinal = self.ordinal(ordinal_logits, target)
         total = mse + self.lambda_boundary * boundary + self.lambda_ordinal * ordinal
-        return LossOutput(total=total, mse=mse, boundary=boundary, ordinal=ordinal)
+        gap = None
+        if gap_logits is not None:
+            if gap_steps is None:
+                raise InputError("gap_logits given without gap_steps")
+            gap = self.gap(gap_logits, gap_steps)
+            total = total + self.lambda_gap * gap
+        return LossOutput(total=total, mse=mse, boundary=boundary, ordinal=ordinal, gap=gap)

@@ -26,6 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from sitar.checkpoint import DEFAULT_THRESHOLDS, CheckpointConfig
+from sitar.encoding import PairEncoder
 from sitar.errors import CheckpointError, InputError
 
 __all__ = [
@@ -34,7 +35,9 @@ __all__ = [
     "PairEncoder",
     "SitarRegressor",
     "TorchPredictor",
+    "add_gap_markers",
     "build_regressor",
+    "gap_features",
     "load_regressor",
     "load_tokenizer",
     "resolve_backbone",
@@ -115,6 +118,9 @@ class HeadConfig:
     dropout: float = 0.1
     #: Number of ordinal logits (one per threshold).
     num_thresholds: int = len(THRESHOLDS)
+    #: SPEC §7b gap-aware head [C]: read the gap-marked input and predict, per gap, one ordinal
+    #: logit per threshold of its severity position ``t + δ/3`` (``gap_logits``, shape (B, G, K)).
+    gap_head: bool = False
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -131,18 +137,26 @@ class HeadConfig:
     def from_dict(cls, data: Any) -> HeadConfig:
         if not isinstance(data, dict):
             raise InputError(f"head config must be an object, got {type(data).__name__}")
-        unknown = set(data) - {"pooling", "dropout", "num_thresholds"}
+        unknown = set(data) - {"pooling", "dropout", "num_thresholds", "gap_head"}
         if unknown:
             raise InputError(f"unknown head config key(s) {sorted(unknown)}")
         return cls(**data)
 
 
 class SitarRegressor(nn.Module):
-    """Backbone + pooled vector + regression head + ordinal head.
+    """Backbone + pooled vector + regression head + ordinal head (+ the SPEC §7b gap head).
 
-    ``forward(input_ids, attention_mask, token_type_ids=None)`` returns ``(score, ordinal_logits)``
-    with shapes ``(B,)`` and ``(B, K)``. ``token_type_ids`` is used only when the backbone has token
-    types (``config.type_vocab_size > 0``, e.g. BERT); DeBERTa-v3 has none and ignores it.
+    ``forward(input_ids, attention_mask, token_type_ids=None, gap_index=None)`` returns
+    ``(score, ordinal_logits)`` with shapes ``(B,)`` and ``(B, K)``, and with the gap head also
+    ``gap_logits`` of shape ``(B, G, K)``: for each gap, read at its four marker positions
+    ``gap_index`` (B, G, 4) = (ref_open, ref_close, hyp_open, hyp_close), the features
+
+        [h_ref_open, h_ref_close, h_hyp_open, h_hyp_close, mean(ref span), mean(hyp span), h_CLS]
+
+    (the span means run over the tokens strictly between a side's markers, zero when empty) feed a
+    two-layer MLP with one logit per threshold. Padded gap slots produce logits that callers ignore.
+    ``token_type_ids`` is used only when the backbone has token types
+    (``config.type_vocab_size > 0``, e.g. BERT); DeBERTa-v3 has none and ignores it.
     """
 
     def __init__(self, backbone: nn.Module, head: HeadConfig | None = None) -> None:
@@ -157,6 +171,15 @@ class SitarRegressor(nn.Module):
         self.dropout = nn.Dropout(self.head_config.dropout)
         self.regression = nn.Linear(hidden, 1)
         self.ordinal = nn.Linear(hidden, self.head_config.num_thresholds)
+        self.gap_mlp: nn.Sequential | None = None
+        if self.head_config.gap_head:
+            h = int(config.hidden_size)
+            self.gap_mlp = nn.Sequential(
+                nn.Linear(7 * h, h),
+                nn.GELU(),
+                nn.Dropout(self.head_config.dropout),
+                nn.Linear(h, self.head_config.num_thresholds),
+            )
 
     @property
     def uses_token_type_ids(self) -> bool:
@@ -165,15 +188,23 @@ class SitarRegressor(nn.Module):
     @property
     def input_names(self) -> tuple[str, ...]:
         """The inputs the model (and its ONNX graph) takes, in order."""
-        base = ("input_ids", "attention_mask")
-        return (*base, "token_type_ids") if self.uses_token_type_ids else base
+        base: tuple[str, ...] = ("input_ids", "attention_mask")
+        if self.uses_token_type_ids:
+            base = (*base, "token_type_ids")
+        return (*base, "gap_index") if self.head_config.gap_head else base
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        base = ("score", "ordinal_logits")
+        return (*base, "gap_logits") if self.head_config.gap_head else base
 
     def forward(
         self,
         input_ids: Tensor,
         attention_mask: Tensor,
         token_type_ids: Tensor | None = None,
-    ) -> tuple[Tensor, Tensor]:
+        gap_index: Tensor | None = None,
+    ) -> tuple[Tensor, ...]:
         kwargs: dict[str, Tensor] = {"input_ids": input_ids, "attention_mask": attention_mask}
         if self.uses_token_type_ids:
             kwargs["token_type_ids"] = (
@@ -193,7 +224,56 @@ class SitarRegressor(nn.Module):
         pooled = self.dropout(pooled)
         score = self.regression(pooled).squeeze(-1)  # (B,)
         ordinal_logits = self.ordinal(pooled)  # (B, K)
-        return score, ordinal_logits
+        if self.gap_mlp is None:
+            return score, ordinal_logits
+        if gap_index is None:
+            raise InputError("this regressor has a gap head: pass gap_index (B, G, 4)")
+        return score, ordinal_logits, self.gap_mlp(gap_features(hidden, gap_index))
+
+
+def gap_features(hidden: Tensor, gap_index: Tensor) -> Tensor:
+    """Per-gap features (B, G, 7H) from token states ``hidden`` (B, T, H) and marker positions
+    ``gap_index`` (B, G, 4) (see :class:`SitarRegressor`)."""
+    h = hidden.shape[-1]
+
+    def take(x: Tensor, idx: Tensor) -> Tensor:  # (B, T, H), (B, G) -> (B, G, H)
+        return torch.gather(x, 1, idx.unsqueeze(-1).expand(-1, -1, h))
+
+    ro, rc, ho, hc = (gap_index[:, :, k] for k in range(4))  # each (B, G)
+    at = torch.cat([take(hidden, ro), take(hidden, rc), take(hidden, ho), take(hidden, hc)], -1)
+    # Span sums from an inclusive prefix sum: tokens strictly between open o and close c are
+    # csum[c - 1] - csum[o]. Padded slots (all zeros) clamp to position 0 and give zeros.
+    csum = torch.cumsum(hidden, dim=1)  # (B, T, H)
+    ref_sum = take(csum, (rc - 1).clamp(min=0)) - take(csum, ro)
+    hyp_sum = take(csum, (hc - 1).clamp(min=0)) - take(csum, ho)
+    ref_mean = ref_sum / (rc - ro - 1).clamp(min=1).unsqueeze(-1).to(hidden.dtype)
+    hyp_mean = hyp_sum / (hc - ho - 1).clamp(min=1).unsqueeze(-1).to(hidden.dtype)
+    cls = take(hidden, torch.zeros_like(ro))  # (B, G, H)
+    return torch.cat([at, ref_mean, hyp_mean, cls], dim=-1)  # (B, G, 7H)
+
+
+def add_gap_markers(model: SitarRegressor, tokenizer: Any, *, init: bool = True) -> Any:
+    """Make ``model`` and ``tokenizer`` gap-aware together: add the marker tokens to the tokenizer
+    (:meth:`sitar.encoding.GapMarkers.add_to`), grow the embedding matrix if the new ids do not
+    fit, and start the marker embeddings from those of ``[`` and ``]`` (the mean embedding when the
+    vocabulary lacks them; ``init=False`` keeps the rows of a model that already read markers).
+    Returns the :class:`~sitar.encoding.GapMarkers`."""
+    from sitar.encoding import GapMarkers
+
+    markers = GapMarkers.add_to(tokenizer)
+    backbone: Any = model.backbone
+    emb = backbone.get_input_embeddings()
+    needed = max(markers.open_id, markers.close_id) + 1
+    if needed > emb.num_embeddings:
+        backbone.resize_token_embeddings(needed)
+        emb = backbone.get_input_embeddings()
+    if init:
+        with torch.no_grad():
+            mean = emb.weight[: min(emb.num_embeddings, 30000)].mean(dim=0)
+            for marker_id, source in ((markers.open_id, "["), (markers.close_id, "]")):
+                src = tokenizer.token_to_id(source)
+                emb.weight[marker_id] = emb.weight[src] if src is not None else mean
+    return markers
 
 
 def _automodel() -> Any:
@@ -339,89 +419,26 @@ def find_pad_id(tokenizer: Any) -> int:
     )
 
 
-class PairEncoder:
-    """Encodes (reference, hypothesis) pairs with a ``tokenizers.Tokenizer`` into padded arrays.
-
-    Pairs longer than ``max_length`` tokens (special tokens included) are never truncated:
-    :meth:`encode` raises :class:`InputError` naming the first such pair, and :meth:`lengths` lets
-    callers decide beforehand.
-    """
-
-    def __init__(self, tokenizer: Any, *, max_length: int, pad_id: int | None = None) -> None:
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8:
-            raise InputError(f"max_length must be an integer >= 8, got {max_length!r}")
-        self.tokenizer = tokenizer
-        self.max_length = max_length
-        self.pad_id = find_pad_id(tokenizer) if pad_id is None else int(pad_id)
-
-    def encode_one(self, reference: str, hypothesis: str) -> tuple[list[int], list[int]]:
-        enc = self.tokenizer.encode(reference, hypothesis)
-        return list(enc.ids), list(enc.type_ids)
-
-    def encode(
-        self, *, references: Sequence[str], hypotheses: Sequence[str]
-    ) -> list[tuple[list[int], list[int]]]:
-        """Token ids and type ids per pair; raises InputError for a pair over ``max_length``."""
-        _check_pairs(references, hypotheses)
-        encs = self.tokenizer.encode_batch(list(zip(references, hypotheses, strict=True)))
-        out = []
-        for i, enc in enumerate(encs):
-            if len(enc.ids) > self.max_length:
-                raise InputError(
-                    f"pair {i} encodes to {len(enc.ids)} tokens, more than max_length="
-                    f"{self.max_length}; split long inputs (Scorer windows them) instead of "
-                    "truncating"
-                )
-            out.append((list(enc.ids), list(enc.type_ids)))
-        return out
-
-    def collate(
-        self, items: Sequence[tuple[Sequence[int], Sequence[int]]], input_names: Sequence[str]
-    ) -> dict[str, np.ndarray]:
-        """Right-pad a batch to its longest item: int64 arrays of shape (B, T) per input name."""
-        width = max(len(ids) for ids, _ in items)
-        ids = np.full((len(items), width), self.pad_id, dtype=np.int64)
-        mask = np.zeros((len(items), width), dtype=np.int64)
-        types = np.zeros((len(items), width), dtype=np.int64)
-        for row, (tok, typ) in enumerate(items):
-            ids[row, : len(tok)] = tok
-            mask[row, : len(tok)] = 1
-            types[row, : len(typ)] = typ
-        arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        return {name: arrays[name] for name in input_names}
-
-
-def _check_pairs(references: Sequence[str], hypotheses: Sequence[str]) -> None:
-    if isinstance(references, str) or isinstance(hypotheses, str):
-        raise InputError("references and hypotheses must be lists of strings, not strings")
-    if len(references) != len(hypotheses):
-        raise InputError(
-            f"references and hypotheses must have the same length, got {len(references)} "
-            f"and {len(hypotheses)}"
-        )
-    for name, seq in (("references", references), ("hypotheses", hypotheses)):
-        for i, item in enumerate(seq):
-            if not isinstance(item, str):
-                raise InputError(f"{name}[{i}] must be a string, got {type(item).__name__}")
-
-
 class TorchPredictor:
-    """Raw predictions of a checkpoint's ``torch/`` weights (the torch backend of the Scorer).
+    """The torch backend of the Scorer: a checkpoint's ``torch/`` weights behind the same batch
+    interface as :class:`sitar.runtime.OnnxPredictor`.
 
     ``TorchPredictor(folder, device=None)`` loads ``sitar_config.json``, ``tokenizer.json`` and
     ``torch/`` from a checkpoint folder; ``device`` defaults to CUDA when available, else CPU.
-    Inputs longer than the checkpoint's ``max_length`` raise :class:`InputError` (windowing is the
-    Scorer's job). Batches are sorted by length and the input order is restored.
 
-    - ``predict_raw(references, hypotheses, batch_size=32) -> np.ndarray`` of shape ``(n,)``,
-      float64 raw scores (not clipped).
-    - ``predict_ordinal(references, hypotheses, batch_size=32) -> np.ndarray`` of shape ``(n, 6)``,
-      float64 ordinal logits.
+    - ``run_batch(arrays) -> dict`` runs one batch prepared by
+      :meth:`sitar.encoding.PairEncoder.collate` and returns every output by name (float64);
+    - ``predict_raw(references, hypotheses, batch_size=32) -> np.ndarray`` ``(n,)`` and
+      ``predict_ordinal(...) -> np.ndarray`` ``(n, K)`` score plain pairs of a pair-head model
+      (a gap-aware model needs the Scorer, which marks the gaps). Inputs longer than the
+      checkpoint's ``max_length`` raise :class:`InputError` (windowing is the Scorer's job).
     """
 
     def __init__(
         self, folder: str | os.PathLike[str], device: str | torch.device | None = None
     ) -> None:
+        from sitar.encoding import checkpoint_encoder
+
         self.config = CheckpointConfig.load(folder, check_files=False)
         if not self.config.tokenizer_path.is_file():
             raise CheckpointError(f"{folder}: tokenizer file {self.config.tokenizer} is missing")
@@ -429,32 +446,48 @@ class TorchPredictor:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
         self.model = load_regressor(folder, device=self.device)
-        pad_id = self.config.extra.get("pad_token_id")
-        self.encoder = PairEncoder(
-            load_tokenizer(self.config.tokenizer_path),
-            max_length=self.config.max_length,
-            pad_id=pad_id if isinstance(pad_id, int) else None,
-        )
+        self.encoder = checkpoint_encoder(self.config)
+        self.input_names = self.model.input_names
+        self.output_names = self.model.output_names
+        self.gap_aware = self.model.head_config.gap_head
+
+    def run_batch(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        feed = {name: torch.from_numpy(arrays[name]).to(self.device) for name in self.input_names}
+        with torch.inference_mode():
+            outputs = self.model(**feed)
+        return {
+            name: out.float().cpu().numpy().astype(np.float64)
+            for name, out in zip(self.output_names, outputs, strict=True)
+        }
 
     def _run(
         self, references: Sequence[str], hypotheses: Sequence[str], batch_size: int
     ) -> tuple[np.ndarray, np.ndarray]:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        items = self.encoder.encode(references=references, hypotheses=hypotheses)
+        if self.gap_aware:
+            raise CheckpointError(
+                f"checkpoint {self.config.name!r} reads gap-marked input; score it with "
+                "sitar.Scorer(..., backend='torch'), which segments each pair and marks its gaps"
+            )
+        items = self.encoder.encode(references, hypotheses)
+        for i, item in enumerate(items):
+            if len(item) > self.config.max_length:
+                raise InputError(
+                    f"pair {i} encodes to {len(item)} tokens, more than max_length="
+                    f"{self.config.max_length}; split long inputs (Scorer windows them) instead "
+                    "of truncating"
+                )
         n = len(items)
         k = self.model.head_config.num_thresholds
         scores = np.zeros(n, dtype=np.float64)
         logits = np.zeros((n, k), dtype=np.float64)
-        order = sorted(range(n), key=lambda i: len(items[i][0]))
-        with torch.inference_mode():
-            for start in range(0, n, batch_size):
-                idx = order[start : start + batch_size]
-                arrays = self.encoder.collate([items[i] for i in idx], self.model.input_names)
-                feed = {name: torch.from_numpy(a).to(self.device) for name, a in arrays.items()}
-                s, o = self.model(**feed)
-                scores[idx] = s.float().cpu().numpy()
-                logits[idx] = o.float().cpu().numpy()
+        order = sorted(range(n), key=lambda i: len(items[i]))
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            out = self.run_batch(self.encoder.collate([items[i] for i in idx], self.input_names))
+            scores[idx] = out["score"]
+            logits[idx] = out["ordinal_logits"]
         return scores, logits
 
     def predict_raw(

@@ -90,7 +90,10 @@ def test_encoder_ignores_truncation_in_tokenizer_file(tmp_path, config):
 
 def test_encoder_pads_with_mask(config):
     encoder = PairEncoder(config.tokenizer_path, max_length=64)
-    arrays = encoder.batch_arrays(encoder.encode(["the cat sat", "a"], ["the dog", "b"]))
+    arrays = encoder.collate(
+        encoder.encode(["the cat sat", "a"], ["the dog", "b"]),
+        ("input_ids", "attention_mask", "token_type_ids"),
+    )
     assert arrays["input_ids"].shape == (2, 8)
     assert arrays["input_ids"].dtype == np.int64
     assert arrays["attention_mask"].tolist() == [[1] * 8, [1] * 5 + [0] * 3]

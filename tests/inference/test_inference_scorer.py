@@ -46,17 +46,26 @@ LONG_HYP = (
 
 
 class CountingPredictor:
-    """Wraps a predictor and records every pair sent to the model."""
+    """Wraps a predictor and records every model input (its unpadded token ids)."""
 
     def __init__(self, inner):
         self.inner = inner
-        self.seen: list[tuple[str, str]] = []
+        self.input_names = inner.input_names
+        self.encoder = inner.encoder
+        self.seen: list[tuple[int, ...]] = []
         self.calls = 0
 
-    def predict_raw(self, references, hypotheses, batch_size=32):
+    def run_batch(self, arrays):
         self.calls += 1
-        self.seen.extend(zip(references, hypotheses, strict=True))
-        return self.inner.predict_raw(references, hypotheses, batch_size=batch_size)
+        for row, mask in zip(arrays["input_ids"], arrays["attention_mask"], strict=True):
+            self.seen.append(tuple(int(t) for t, m in zip(row, mask, strict=True) if m))
+        return self.inner.run_batch(arrays)
+
+
+def _ids(scorer, pairs):
+    """The token ids the model receives for plain ``(reference, hypothesis)`` pairs."""
+    refs, hyps = zip(*pairs, strict=True)
+    return [tuple(e.ids) for e in scorer.encoder.encode(list(refs), list(hyps))]
 
 
 def _counting(scorer: Scorer) -> tuple[Scorer, CountingPredictor]:
@@ -118,7 +127,7 @@ def test_identical_pairs_score_zero_without_model_call(scorer_fp32):
     assert result.identical == (True, False, True, True)
     assert result.scores[0] == result.scores[2] == result.scores[3] == 0.0
     assert result.n_windows == (0, 1, 0, 0)
-    assert counter.seen == [("the cat sat", "the dog sat")]
+    assert counter.seen == _ids(scorer, [("the cat sat", "the dog sat")])
 
     scorer, counter = _counting(scorer_fp32)
     result = scorer.score(references=["a b"], hypotheses=["A, B"])
@@ -200,7 +209,7 @@ def test_long_pair_is_windowed(scorer_fp32, stub_analyzer):
     windows = [w for unit in units for w in unit]
     assert result.n_windows == (len(windows), 1) and len(windows) >= 2
     # Exactly the windows (and the short pair) reach the model, and each one fits max_length.
-    assert sorted(counter.seen) == sorted([*windows, (REFS[0], HYPS[0])])
+    assert sorted(counter.seen) == sorted(_ids(scorer, [*windows, (REFS[0], HYPS[0])]))
     for r, h in windows:
         assert scorer.encoder.pair_length(r, h) <= 64
     # The pair's raw score is the documented combination of its window scores.
@@ -376,9 +385,11 @@ def test_torch_backend_wiring_with_a_stub(monkeypatch, tiny_dir):
         def __init__(self, folder, device=None):
             made.append((folder, device))
             self._onnx = OnnxPredictor(CheckpointConfig.load(folder), variant="fp32")
+            self.input_names = self._onnx.input_names
+            self.encoder = self._onnx.encoder
 
-        def predict_raw(self, references, hypotheses, batch_size=32):
-            return self._onnx.predict_raw(references, hypotheses, batch_size).astype(np.float64)
+        def run_batch(self, arrays):
+            return self._onnx.run_batch(arrays)
 
     stub = types.ModuleType("sitar.modeling")
     stub.TorchPredictor = StubTorchPredictor

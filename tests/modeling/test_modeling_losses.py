@@ -76,6 +76,7 @@ def test_total_is_weighted_sum():
     assert SitarLoss(lambda_boundary=2.0, lambda_ordinal=0.25).weights == {
         "boundary": 2.0,
         "ordinal": 0.25,
+        "gap": 1.0,
     }
 
 

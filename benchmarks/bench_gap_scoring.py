@@ -1,0 +1,126 @@
+"""Scorer throughput and batch invariance, side by side in one run (SPEC §7b, issue: gap-aware
+scoring).
+
+    python benchmarks/bench_gap_scoring.py --checkpoint CKPT [--peer PEER_CKPT ...] \
+        --data records.jsonl [--n 1024] [--threads 2] [--batch-size 32] [--json out.json]
+
+Every checkpoint scores the same ``--n`` pairs (a seeded sample of a record file; realistic ASR
+utterances) through :class:`sitar.scorer.Scorer` end to end: identical-pair check, CGD and gap
+marking (for gap-aware checkpoints), tokenization, ONNX Runtime, aggregation. Reports pairs/s
+(median of ``--repeats`` timed passes after a warm-up), the ratio against the first peer, and
+``explain`` cost (model inputs and time for ``--n-explain`` pairs).
+
+Batch invariance: the same pairs are scored at batch sizes 1, 8, 32 and 128 and in a shuffled
+order; the report gives the largest absolute difference of any pair's raw score from the
+batch-size-1 run (SPEC §7b requires <= 1e-6).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def sample_pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
+    from sitar.records import read_records
+
+    records = list(read_records(path))
+    rng = random.Random(seed)
+    chosen = rng.sample(records, min(n, len(records)))
+    return [r.reference for r in chosen], [r.hypothesis for r in chosen]
+
+
+def invariance(scorer: Any, refs: list[str], hyps: list[str], seed: int) -> dict[str, float]:
+    base = np.array(scorer.score(references=refs, hypotheses=hyps, batch_size=1).raw)
+    out: dict[str, float] = {}
+    for bs in (8, 32, 128):
+        got = np.array(scorer.score(references=refs, hypotheses=hyps, batch_size=bs).raw)
+        out[f"batch_{bs}"] = float(np.max(np.abs(got - base)))
+    order = list(range(len(refs)))
+    random.Random(seed).shuffle(order)
+    got = np.array(
+        scorer.score(
+            references=[refs[i] for i in order], hypotheses=[hyps[i] for i in order], batch_size=32
+        ).raw
+    )
+    out["shuffled"] = float(np.max(np.abs(got - base[order])))
+    out["max"] = max(out.values())
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sitar.scorer import Scorer
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--checkpoint", action="append", required=True, help="checkpoint (repeatable)")
+    p.add_argument("--variant", default=None, help="ONNX variant for every checkpoint")
+    p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
+    p.add_argument("--n", type=int, default=1024)
+    p.add_argument("--n-invariance", type=int, default=1000)
+    p.add_argument("--n-explain", type=int, default=64)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--skip-invariance", action="store_true")
+    p.add_argument("--json", help="write the report here")
+    args = p.parse_args(argv)
+
+    refs, hyps = sample_pairs(args.data, args.n, args.seed)
+    words = statistics.mean(len(r.split()) for r in refs)
+    report: dict[str, Any] = {"n": len(refs), "mean_reference_words": words, "systems": {}}
+    for ckpt in args.checkpoint:
+        scorer = Scorer.load(ckpt, variant=args.variant, threads=args.threads)
+        scorer.score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
+        times = []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
+            times.append(time.perf_counter() - t0)
+        t = statistics.median(times)
+        k = args.n_explain
+        t0 = time.perf_counter()
+        exps = [scorer.explain(r, h) for r, h in zip(refs[:k], hyps[:k], strict=True)]
+        t_explain = time.perf_counter() - t0
+        entry: dict[str, Any] = {
+            "signature": scorer.signature,
+            "pairs_per_s": len(refs) / t,
+            "explain_pairs_per_s": k / t_explain,
+            "explain_model_inputs_per_pair": float(np.mean([e.n_model_inputs for e in exps])),
+        }
+        if not args.skip_invariance:
+            m = args.n_invariance
+            entry["invariance_max_abs_diff"] = invariance(scorer, refs[:m], hyps[:m], args.seed)
+        report["systems"][str(ckpt)] = entry
+        print(json.dumps({str(ckpt): entry}, indent=2), flush=True)
+    names = list(report["systems"])
+    peer = report["systems"][names[-1]]["pairs_per_s"] if len(names) > 1 else None
+    for name in names:
+        sysrep = report["systems"][name]
+        if peer:
+            sysrep["speed_vs_last"] = sysrep["pairs_per_s"] / peer
+    print(f"{len(refs)} pairs, mean {words:.1f} reference words, {args.threads} threads")
+    for name in names:
+        s = report["systems"][name]
+        inv = s.get("invariance_max_abs_diff", {}).get("max", float("nan"))
+        ratio = f"{s['speed_vs_last']:.2f}x" if "speed_vs_last" in s else "-"
+        print(
+            f"{name}: {s['pairs_per_s']:.1f} pairs/s ({ratio} the last), explain "
+            f"{s['explain_pairs_per_s']:.1f} pairs/s with {s['explain_model_inputs_per_pair']:.2f} "
+            f"model inputs/pair, batch invariance max |d| {inv:.3g}"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""SPEC §7b aggregation (sitar.gapscore): rounding of expected steps, exact SPEC §5 scores, and a
+tie-breaker that never reorders two different predicted count vectors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitar.errors import InputError
+from sitar.gapscore import (
+    TIE_BREAK_MAX,
+    GapPrediction,
+    aggregate,
+    expected_steps,
+    predict_gaps,
+    step_to_tier,
+    tie_fraction,
+)
+from sitar.targets import score_from_tiers
+
+
+def test_step_to_tier_covers_the_seven_positions():
+    assert [step_to_tier(s) for s in range(7)] == [
+        (0, 0), (0, 1), (1, -1), (1, 0), (1, 1), (2, -1), (2, 0)
+    ]  # fmt: skip
+    for bad in (-1, 7, 1.5, True):
+        with pytest.raises(InputError):
+            step_to_tier(bad)
+
+
+def test_expected_steps_and_rounding():
+    logits = np.array([[9.0, 9.0, 9.0, -9.0, -9.0, -9.0], [-9.0] * 6, [9.0] * 6])
+    e = expected_steps(logits)
+    assert e == pytest.approx([3.0, 0.0, 6.0], abs=1e-3)
+    assert [g.step for g in predict_gaps([0.49, 0.51, 2.5, 5.9, 6.0, -0.2, 7.0])] == [
+        0, 1, 3, 6, 6, 0, 6
+    ]  # fmt: skip
+    with pytest.raises(InputError):
+        expected_steps(np.array([np.nan]))
+    with pytest.raises(InputError):
+        predict_gaps([math.inf])
+
+
+def test_aggregate_is_spec5_without_tie_breaker():
+    gaps = predict_gaps([6.0, 0.0, 0.0])  # T2 + 2 T0
+    s, lo, hi = aggregate(gaps)
+    assert s == lo == pytest.approx(score_from_tiers([2, 0, 0]))
+    assert hi == pytest.approx(score_from_tiers([2, 0, 0, 0]))
+    assert aggregate([]) == (0.0, 0.0, 0.0)
+
+
+def test_tie_breaker_stays_inside_the_interval():
+    gaps = predict_gaps([3.0])  # T1 alone: [1, 1 + 1/6)
+    lo, hi = score_from_tiers([1]), score_from_tiers([1, 0])
+    assert aggregate(gaps, pair_raw=-5.0)[0] == lo
+    assert lo < aggregate(gaps, pair_raw=1.05)[0] < hi
+    assert aggregate(gaps, pair_raw=50.0)[0] < hi
+    assert tie_fraction(gaps, pair_raw=50.0) == TIE_BREAK_MAX
+    with pytest.raises(InputError):
+        aggregate(gaps, pair_raw=1.0, u=0.5)
+    with pytest.raises(InputError):
+        aggregate(gaps, u=1.0)
+
+
+positions = st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=7)
+
+
+def _gaps(steps):
+    return [GapPrediction(float(s), s, *step_to_tier(s)) for s in steps]
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=positions, b=positions, u=st.floats(min_value=0.0, max_value=TIE_BREAK_MAX))
+def test_tie_breaker_never_reorders_different_count_vectors(a, b, u):
+    """If SPEC §5 orders two predicted gap sets, the tie-broken scores keep that order: one more
+    T0 gives the next SPEC §5 value, so the tie-breaker's interval holds no other score."""
+    ga, gb = _gaps(a), _gaps(b)
+    sa, lo_a, hi_a = aggregate(ga, u=u)
+    lo_b = aggregate(gb)[1]
+    assert lo_a <= sa < hi_a or (lo_a == hi_a == sa)
+    if lo_b > lo_a + 1e-12:
+        assert hi_a <= lo_b + 1e-12
+        assert sa < lo_b

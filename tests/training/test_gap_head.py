@@ -1,0 +1,209 @@
+"""SPEC §7b end to end on a tiny DeBERTa-v3: train with the gap head, export (ONNX parity of the
+per-gap logits), score with head ``gaps``: exact SPEC §5 aggregation of the predicted positions,
+batch invariance, long pairs windowed gap by gap, and ``explain`` from the same pass."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from sitar.checkpoint import CheckpointConfig
+from sitar.errors import CheckpointError, InputError
+from sitar.gapscore import aggregate
+from sitar.modeling import TorchPredictor
+from sitar.scorer import Scorer
+from sitar.signature import parse_signature
+from sitar.targets import score_from_tiers
+from training.loop import train
+
+PAIRS = [
+    ("please call the doctor tomorrow", "please call the office tomorrow"),
+    ("send the report on friday", "send the report on monday"),
+    ("we will meet at three", "we will uh meet at three"),
+    ("do not cancel the order", "do cancel the order"),
+    ("the bus leaves at noon", "the bus leaves at noon"),
+    ("book a table for two", "book table for two people"),
+    ("call me later", "call me"),
+    ("", "hello there"),
+]
+
+
+@pytest.fixture(scope="module")
+def gap_checkpoint(tmp_path_factory, tiny_backbone, records_file):
+    from training.config import load_config
+    from training.export import export_run
+
+    out = tmp_path_factory.mktemp("gap")
+    config = load_config(
+        None,
+        [
+            f"backbone={tiny_backbone}",
+            f"data=[{records_file}]",
+            f"output_dir={out / 'run'}",
+            "max_length=64",
+            "batch_size=8",
+            "eval_batch_size=16",
+            "learning_rate=1e-3",
+            "head_learning_rate=1e-3",
+            "max_steps=4",
+            "eval_every=2",
+            "log_every=1",
+            "length_group_size=2",
+            "cpu=true",
+            "precision=fp32",
+            "seed=3",
+            "gap_head=true",
+            "pooling=mean_max",
+        ],
+    )
+    result = train(config)
+    ckpt = export_run(result.run_dir, out / "ckpt", parity_n=8, variants=("fp32", "int8"))
+    return result, ckpt
+
+
+def test_run_logs_gap_metrics_and_export_records_the_head(gap_checkpoint):
+    result, ckpt = gap_checkpoint
+    evals = [
+        json.loads(x)["eval"]
+        for x in (result.run_dir / "metrics.jsonl").read_text().splitlines()
+        if "eval" in json.loads(x)
+    ]
+    assert evals and all(0.0 <= e["gap_tier_accuracy"] <= 1.0 for e in evals)
+    assert all(-1.0 <= e["gaps_spearman"] <= 1.0 or np.isnan(e["gaps_spearman"]) for e in evals)
+    config = CheckpointConfig.load(ckpt.folder)
+    assert config.onnx.inputs[-1] == "gap_index" and "gap_logits" in config.onnx.outputs
+    assert config.extra["markers"]["open"] == "\u27e6" and config.extra["scoring"]["head"] == "gaps"
+    assert config.extra["head"]["gap_head"] is True
+    assert config.loss_weights["gap"] == 1.0
+    parity = json.loads((ckpt.folder / "parity.json").read_text())
+    assert parity["fp32"]["passed"] and parity["fp32"]["max_abs_diff_gap_logits"] < 1e-4
+    assert parity["int8"]["quantization"]["method"].endswith("quantize_static")
+
+
+@pytest.mark.parametrize("backend", ["onnx", "torch"])
+def test_gap_head_scores_are_spec5_of_the_predicted_positions(gap_checkpoint, backend):
+    _, ckpt = gap_checkpoint
+    scorer = Scorer.load(ckpt.folder, backend=backend)
+    assert scorer.head == "gaps"
+    refs, hyps = zip(*PAIRS, strict=True)
+    analyses = scorer.analyze(references=list(refs), hypotheses=list(hyps))
+    result = scorer.score(references=list(refs), hypotheses=list(hyps))
+    sig = parse_signature(result.signature)
+    assert sig["head"] == "gaps" and sig["mark"] == "1"
+    for a, raw in zip(analyses, result.raw, strict=True):
+        if a.identical:
+            assert raw == 0.0 and a.gaps == ()
+            continue
+        assert len(a.gaps) == len(a.segmentation.gaps) >= 1
+        lo = score_from_tiers([g.tier for g in a.gaps], [g.direction for g in a.gaps])
+        hi = aggregate(a.gaps)[2]
+        assert lo <= raw < hi  # SPEC §5 exactly, plus a tie-breaker inside [lo, hi)
+
+
+def test_onnx_and_torch_agree(gap_checkpoint):
+    _, ckpt = gap_checkpoint
+    refs, hyps = zip(*PAIRS, strict=True)
+    a = Scorer.load(ckpt.folder).score(references=list(refs), hypotheses=list(hyps))
+    b = Scorer.load(ckpt.folder, backend="torch").score(
+        references=list(refs), hypotheses=list(hyps)
+    )
+    assert np.max(np.abs(np.subtract(a.raw, b.raw))) < 1e-4
+
+
+@pytest.mark.parametrize("variant", ["fp32", "int8"])
+def test_scores_do_not_depend_on_the_batch(gap_checkpoint, variant):
+    """fp32, and the statically quantized int8 graph (fixed activation scales)."""
+    _, ckpt = gap_checkpoint
+    scorer = Scorer.load(ckpt.folder, variant=variant)
+    rng = random.Random(5)
+    words = "please call the doctor send report on friday monday we will meet at three not".split()
+    refs, hyps = [], []
+    for _ in range(40):
+        r = [rng.choice(words) for _ in range(rng.randint(2, 14))]
+        h = list(r)
+        for _ in range(rng.randint(1, 3)):
+            k = rng.randrange(len(h))
+            op = rng.random()
+            if op < 0.4:
+                h[k] = rng.choice(words)
+            elif op < 0.7:
+                del h[k]
+            else:
+                h.insert(k, rng.choice(words))
+            if not h:
+                h = ["uh"]
+        refs.append(" ".join(r))
+        hyps.append(" ".join(h))
+    base = np.array(scorer.score(references=refs, hypotheses=hyps, batch_size=1).raw)
+    for batch_size in (3, 8, 32, 128):
+        got = np.array(scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size).raw)
+        assert np.max(np.abs(got - base)) <= 1e-6, batch_size
+    order = list(range(len(refs)))
+    rng.shuffle(order)
+    shuffled = scorer.score(
+        references=[refs[i] for i in order], hypotheses=[hyps[i] for i in order], batch_size=16
+    ).raw
+    assert np.max(np.abs(np.array(shuffled) - base[order])) <= 1e-6
+
+
+def test_long_pairs_classify_every_gap_in_one_window(gap_checkpoint):
+    _, ckpt = gap_checkpoint
+    scorer = Scorer.load(ckpt.folder)
+    sentence = "please send the report to the client on friday and call the doctor . "
+    ref = sentence * 6
+    hyp = ref.replace("friday", "monday", 2).replace("doctor", "bank", 1)
+    result = scorer.score(references=[ref], hypotheses=[hyp])
+    assert result.windowed == (True,) and result.n_windows[0] >= 2
+    (a,) = scorer.analyze(references=[ref], hypotheses=[hyp])
+    assert len(a.gaps) == len(a.segmentation.gaps) == 3
+    lo, hi = aggregate(a.gaps)[1:]
+    assert lo <= result.raw[0] < hi
+
+
+def test_explain_comes_from_the_same_pass(gap_checkpoint):
+    _, ckpt = gap_checkpoint
+    scorer = Scorer.load(ckpt.folder)
+    r, h = "do not cancel the order on friday", "do cancel the order on monday"
+    exp = scorer.explain(r, h)
+    (a,) = scorer.analyze(references=[r], hypotheses=[h])
+    assert exp.method == "gaps" and exp.n_model_inputs == 1
+    assert [(g.tier, g.direction) for g in exp.gaps] == [(p.tier, p.direction) for p in a.gaps]
+    assert exp.score == pytest.approx(a.raw / (7 / 3))
+    cross = scorer.explain(r, h, method="rescore")
+    assert cross.method == "rescore" and cross.n_model_inputs == 1 + len(cross.gaps)
+
+
+def test_head_choice_and_errors(gap_checkpoint, tmp_path):
+    _, ckpt = gap_checkpoint
+    pair = Scorer.load(ckpt.folder, head="pair")
+    assert parse_signature(pair.signature)["head"] == "pair"
+    result = pair.score(references=["call the doctor"], hypotheses=["call the office"])
+    assert 0.0 <= result.scores[0] <= 1.0
+    with pytest.raises(InputError, match="head must be one of"):
+        Scorer.load(ckpt.folder, head="best")
+    with pytest.raises(CheckpointError, match="gap-marked input"):
+        TorchPredictor(ckpt.folder, device="cpu").predict_raw(["a"], ["b"])
+    # A config whose marker ids disagree with the tokenizer is refused.
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(ckpt.folder, bad)
+    data = json.loads((bad / "sitar_config.json").read_text())
+    data["markers"]["open_id"] = 3
+    (bad / "sitar_config.json").write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match="different exports"):
+        Scorer.load(bad)
+
+
+def test_records_report_gives_per_gap_accuracy(gap_checkpoint, records_file):
+    from training.evaluate_checkpoint import records_report
+
+    _, ckpt = gap_checkpoint
+    report = records_report(Scorer.load(ckpt.folder), [records_file])
+    gaps = report["gaps"]
+    assert gaps["n_gaps"] > 0
+    assert sum(map(sum, gaps["confusion_tiers"])) == gaps["n_gaps"]
+    assert 0.0 <= gaps["position_accuracy"] <= gaps["tier_accuracy"] <= 1.0
