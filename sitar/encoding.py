@@ -340,7 +340,11 @@ class PairEncoder:
             ids[row, :n] = enc.ids
             mask[row, :n] = 1
             types[row, :n] = enc.type_ids
-        arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        arrays: dict[str, np.ndarray] = {
+            "input_ids": ids,
+            "attention_mask": mask,
+            "token_type_ids": types,
+        }
         if "gap_index" in input_names:
             g = max(1, max(e.n_gaps for e in items))
             index = np.zeros((b, g, 4), dtype=np.int64)
