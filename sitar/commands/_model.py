@@ -41,6 +41,13 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="CGD analyzer for gaps and long-input windows (default: 'lexicon')",
     )
     model.add_argument(
+        "--head",
+        choices=("gaps", "pair"),
+        default=None,
+        help="scoring head: gaps (per-gap positions + SPEC §5, gap-aware checkpoints) or pair "
+        "(default: the checkpoint's choice)",
+    )
+    model.add_argument(
         "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
     )
     model.add_argument(
@@ -59,4 +66,5 @@ def load_scorer(args: argparse.Namespace) -> Any:
         device=args.device,
         revision=args.revision,
         analyzer=args.analyzer,
+        head=getattr(args, "head", None),
     )

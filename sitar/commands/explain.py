@@ -1,8 +1,9 @@
 """``sitar explain``: per-gap severity of (reference, hypothesis) pairs, without an LLM.
 
-A thin layer over :func:`sitar.diagnostics.explain_many`: each pair is segmented with CGD and the
-pair plus every single-gap hypothesis ``h^(i)`` are scored in one batched call (one extra model
-input per gap). The readable view prints, per pair, the score, the reference and hypothesis with
+A thin layer over :func:`sitar.diagnostics.explain_many`. With a gap-aware checkpoint each gap's
+tier comes from the same forward pass that scores the pair (``--method gaps``, the default there);
+otherwise, or with ``--method rescore``, the pair plus every single-gap hypothesis ``h^(i)`` are
+scored in one batched call (one extra model input per gap). The readable view prints, per pair, the score, the reference and hypothesis with
 gaps bracketed, and one line per gap with its single-gap score and estimated tier; then the cost,
 the tier rule and the signature. ``--jsonl-out`` writes one JSON object per pair (with the
 signature) and a final ``{"summary": ...}`` object.
@@ -45,6 +46,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write one JSON object per pair, then a summary object, instead of the readable view",
     )
     out.add_argument("-o", "--output", metavar="PATH", help="write to a file instead of stdout")
+    parser.add_argument(
+        "--method",
+        choices=("auto", "gaps", "rescore"),
+        default="auto",
+        help="gaps: per-gap tiers from the scoring pass itself (gap-aware checkpoints); rescore: "
+        "score each single-gap hypothesis (one extra model input per gap); auto (default): gaps "
+        "when the checkpoint scores with its gap head",
+    )
     parser.set_defaults(func=run)
 
 
@@ -65,9 +74,10 @@ def write_readable(out: TextIO, pair_id: str, explanation: Any) -> None:
         f"id {pair_id}: score {e.score:.4f} (raw {e.raw:.4f}), {n} gap{'s' if n != 1 else ''}"
     )
     if n:
+        what = "max gap position" if e.method == "gaps" else "max single-gap score"
         out.write(
-            f", max single-gap score {e.max_gap_score:.4f}, tiers imply {e.tier_score:.4f}, "
-            f"{e.n_model_inputs} model inputs"
+            f", {what} {e.max_gap_score:.4f}, tiers imply {e.tier_score:.4f}, "
+            f"{e.n_model_inputs} model input{'s' if e.n_model_inputs != 1 else ''}"
         )
     out.write("\n")
     if n:
@@ -87,7 +97,8 @@ def write_readable(out: TextIO, pair_id: str, explanation: Any) -> None:
     for g in e.gaps:
         out.write(
             f"  g{g.gap.index} {g.gap.kind:<12} {g.gap.ref_text!r} -> {g.gap.hyp_text!r}"
-            f"  score {g.score:.4f}  est. {_tier_label(g.tier, g.direction)}\n"
+            f"  {'position' if e.method == 'gaps' else 'score'} {g.score:.4f}  "
+            f"est. {_tier_label(g.tier, g.direction)}\n"
         )
 
 
@@ -100,7 +111,8 @@ def summary(explanations: Any) -> dict[str, Any]:
         "n_pairs": len(explanations),
         "n_gaps": n_gaps,
         "n_model_inputs": None if any(c < 0 for c in costs) else sum(costs),
-        "tier_rule": TIER_RULE,
+        "tier_rule": explanations[0].tier_rule if explanations else TIER_RULE,
+        "method": explanations[0].method if explanations else None,
         "signature": explanations[0].signature if explanations else None,
     }
 
@@ -116,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         hypotheses=[p.hypothesis for p in pairs],
         analyzer=args.analyzer,
         batch_size=args.batch_size,
+        method=args.method,
     )
     info = summary(explanations)
     out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
