@@ -213,6 +213,11 @@ def resolve_checkpoint(
     """
     if path_or_hub_id is None:
         return default_checkpoint_path()
+    if not isinstance(path_or_hub_id, (str, os.PathLike)):
+        raise InputError(
+            "the checkpoint must be a folder path (str or os.PathLike), a Hugging Face repo id "
+            f"or None, got {type(path_or_hub_id).__name__} {path_or_hub_id!r}"
+        )
     path = Path(path_or_hub_id)
     if path.exists():
         return path
@@ -468,6 +473,7 @@ class Scorer:
     def signature(self) -> str:
         """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend)."""
         if self._signature is None:
+            from sitar.integrity import checkpoint_id
             from sitar.signature import make_signature
 
             try:
@@ -480,7 +486,10 @@ class Scorer:
             extra = {"onnx": str(self.variant)} if self.backend == "onnx" else {"backend": "torch"}
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
-                analyzer=analyzer, rho=self.config.rho, checkpoint=self.config.name, extra=extra
+                analyzer=analyzer,
+                rho=self.config.rho,
+                checkpoint=checkpoint_id(self.config),
+                extra=extra,
             )
         return self._signature
 

@@ -112,7 +112,7 @@ def export_run(
     }
     if selected is not None:
         training["selected_weights"] = selected
-    return export_checkpoint(
+    exported = export_checkpoint(
         model,
         tokenizer,
         out,
@@ -132,6 +132,12 @@ def export_run(
         overwrite=overwrite,
         int8_exclude=int8_exclude,
     )
+    # Record the SHA-256 digests that Scorer.load verifies (sitar.integrity).
+    from sitar.checkpoint import CheckpointConfig
+    from sitar.integrity import write_integrity
+
+    write_integrity(exported.folder)
+    return CheckpointConfig.load(exported.folder)
 
 
 def _eval_weights(run_dir: Path, step: int) -> Path:
