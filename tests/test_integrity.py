@@ -17,7 +17,6 @@ from sitar.integrity import (
     checkpoint_id,
     main,
     verify_checkpoint,
-    write_integrity,
 )
 from sitar.signature import parse_signature
 
