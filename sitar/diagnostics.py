@@ -118,6 +118,8 @@ def _score(
     elif callable(source):
         returned = source(list(references), list(hypotheses))
         try:
+            if returned is None or isinstance(returned, (str, bytes, Mapping)):
+                raise TypeError(type(returned).__name__)
             values = np.asarray(returned, dtype=np.float64)
         except (TypeError, ValueError) as e:
             raise InputError(
