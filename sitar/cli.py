@@ -65,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
         return code
     except SitarError as e:
-        print(f"sitar {args.command}: error: {e}", file=sys.stderr)
+        # One line, whatever the message embeds (e.g. a multi-line error of huggingface_hub).
+        message = " ".join(str(e).split())
+        print(f"sitar {args.command}: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # Output piped into `head` and closed early: not an error of ours; end quietly.

@@ -240,15 +240,16 @@ def resolve_checkpoint(
             repo_id=text, revision=revision, allow_patterns=patterns, local_files_only=offline
         )
     except Exception as e:  # huggingface_hub raises many error types (HTTP, offline, not found)
-        hint = (
-            "HF_HUB_OFFLINE is set and the repo is not in the local cache; download it once "
-            "with network access or pass a local folder"
-            if offline
-            else "check the repo id, your network and your Hugging Face token"
-        )
+        if offline:  # huggingface_hub's own message speaks of Python arguments; ours is enough
+            raise CheckpointError(
+                f"no local folder {text!r} exists, and HF_HUB_OFFLINE is set while the repo is "
+                "not in the local cache; download it once with network access, or pass a local "
+                "checkpoint folder (--checkpoint PATH)"
+            ) from e
         raise CheckpointError(
             f"no local folder {text!r} exists, and it cannot be fetched from the Hugging Face "
-            f"hub: {type(e).__name__}: {e}; {hint}"
+            f"hub: {type(e).__name__}: {' '.join(str(e).split())}; check the repo id, your "
+            "network and your Hugging Face token"
         ) from e
     return Path(str(folder))
 

@@ -289,3 +289,33 @@ def test_argparse_namespace_unchanged_for_score_output():
     parser = sitar.cli.build_parser()
     args = parser.parse_args(["score", "-o", "-"])
     assert isinstance(args, argparse.Namespace) and args.output == "-"
+
+
+def test_offline_hub_id_error_is_one_line_in_cli_terms(monkeypatch, capsys):
+    pytest.importorskip("huggingface_hub")
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    code = sitar.cli.main(["score", "--ref", "a", "--hyp", "b", "--checkpoint", "nobody/nothing"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--checkpoint PATH" in err and "local_files_only" not in err
+
+
+def test_cli_errors_are_one_line_even_when_the_message_is_not(monkeypatch, capsys):
+    import sitar.commands.gaps as gaps_cmd
+
+    def boom(args):
+        raise InputError("first line\nsecond line")
+
+    monkeypatch.setattr(gaps_cmd, "pairs_from_args", boom)
+    assert sitar.cli.main(["gaps", "--ref", "a", "--hyp", "b"]) == 2
+    assert capsys.readouterr().err == "sitar gaps: error: first line second line\n"
+
+
+def test_spacy_pipeline_message_names_the_flag():
+    pytest.importorskip("spacy")
+    from sitar.analyzers import get_analyzer
+
+    with pytest.raises(InputError, match="--analyzer spacy:en_core_web_sm"):
+        get_analyzer("spacy:xx_no_such_pipeline")
