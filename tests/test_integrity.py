@@ -146,3 +146,18 @@ def test_scorer_load_rejects_non_path_types(bad):
 
     with pytest.raises(InputError, match="folder path"):
         Scorer.load(bad)
+
+
+def test_hugging_face_cache_snapshot_links_are_allowed(tmp_path):
+    """huggingface_hub snapshots are symlinks into the repo's blobs/; they stay inside the repo."""
+    repo = tmp_path / "models--owner--name"
+    blobs, snap = repo / "blobs", repo / "snapshots" / "0123abc"
+    blobs.mkdir(parents=True)
+    snap.mkdir(parents=True)
+    for f in TINY.iterdir():
+        shutil.copy(f, blobs / f.name)
+        os.symlink(Path("..", "..", "blobs", f.name), snap / f.name)
+    assert CheckpointConfig.load(snap).name == "sitar-tiny-test"
+    os.symlink(tmp_path, snap / "escape")
+    with pytest.raises(CheckpointError, match="outside the checkpoint folder"):
+        CheckpointConfig.load(snap)
