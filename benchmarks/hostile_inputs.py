@@ -1041,6 +1041,8 @@ def _(c):
     print(redact('upstream said: Authorization: Bearer abcdefghijklmnop'))
     """
     p = c.py(code)
+    if "NO REDACT" in p.stdout:
+        return "silent wrong"  # error bodies are shown as they come
     return "clean" if "abcdefghijklmnop" not in p.stdout and p.returncode == 0 else "silent wrong"
 
 
