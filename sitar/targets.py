@@ -112,7 +112,9 @@ def score_from_tiers(
     1.3333
     """
     rho = _check_rho(rho)
-    if isinstance(tiers, (str, bytes)) or not isinstance(tiers, Iterable):
+    if isinstance(tiers, (str, bytes)):
+        raise InputError("tiers must be a sequence of integers, not a string")
+    if not isinstance(tiers, Iterable):
         raise InputError(
             f"tiers must be a sequence of integers (0, 1 or 2 per gap), got {type(tiers).__name__}"
         )
