@@ -11,14 +11,22 @@ request: once spending reaches it, :class:`BudgetExceeded` is raised and no requ
 Errors: :class:`TransportError` (retries exhausted: the call is *not* recorded, so a later resume
 tries again) and :class:`EndpointError` (a non-retryable 4xx such as a wrong key or model name:
 the run stops).
+
+Secrets: a ``base_url`` with credentials in it (``https://user:password@host``) is refused before
+anything is written (the configuration is saved in ``config.json``, the journal and
+``stats.json``); put the key in the environment variable named by ``api_key_env``. Error messages
+built from an endpoint's answer are passed through :func:`redact`, which masks the key in use and
+anything that looks like a bearer token or an ``sk-...`` key.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import re
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -35,7 +43,27 @@ __all__ = [
     "OpenAIChatClient",
     "TransportError",
     "Usage",
+    "redact",
 ]
+
+_MASK = "***"
+# Bearer tokens, OpenAI-style keys (sk-..., sk-proj-...) and key=value / "api_key": "..." pairs.
+_SECRET_PATTERNS = (
+    re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?i)((?:api[_-]?key|authorization|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}]+"),
+)
+
+
+def redact(text: str, secrets: Sequence[str | None] = ()) -> str:
+    """``text`` with every secret in ``secrets`` and anything that looks like a bearer token, an
+    ``sk-...`` key or an ``api_key=...`` value replaced by ``***`` (for messages shown or saved)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, _MASK)
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + _MASK, text)
+    return text
 
 
 class TransportError(SitarError):
@@ -101,8 +129,24 @@ class ClientConfig:
     price_output_per_mtok: float = 0.0
 
     def __post_init__(self) -> None:
-        if not self.base_url.startswith(("http://", "https://")):
-            raise InputError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        if not isinstance(self.base_url, str) or not self.base_url.startswith(
+            ("http://", "https://")
+        ):
+            raise InputError(
+                f"base_url must start with http:// or https://, got {redact(str(self.base_url))!r}"
+            )
+        parts = urllib.parse.urlsplit(self.base_url)
+        if parts.username is not None or parts.password is not None:
+            raise InputError(
+                "base_url must not contain credentials (user:password@); they would be saved in "
+                "the run's config.json, journal and stats.json. Put the key in the environment "
+                "variable named by api_key_env (--api-key-env) instead"
+            )
+        if parts.query and _SECRET_PATTERNS[2].search(parts.query):
+            raise InputError(
+                "base_url must not carry a key in its query string; put the key in the "
+                "environment variable named by api_key_env (--api-key-env) instead"
+            )
         if not self.model:
             raise InputError("model must be a non-empty model name")
         for name in ("timeout_s", "backoff_base_s", "backoff_max_s"):
@@ -212,6 +256,7 @@ class OpenAIChatClient:
         self._limiter = _RateLimiter(config.rpm)
         headers = {"Content-Type": "application/json"}
         key = config.api_key()
+        self._secrets = (key,)
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
         self._http = httpx.Client(
@@ -279,13 +324,13 @@ class OpenAIChatClient:
                     response = self._http.post("/chat/completions", json=body)
                 except self._httpx.TransportError as e:  # timeouts and connection errors
                     response = None
-                    last = f"{type(e).__name__}: {e}"
+                    last = f"{type(e).__name__}: {redact(str(e), self._secrets)}"
             self.usage.add(requests=1)
             if response is not None:
                 status = response.status_code
                 if status == 200:
                     return self._result(response, attempt + 1)
-                last = f"HTTP {status}: {response.text[:200]}"
+                last = f"HTTP {status}: {redact(response.text, self._secrets)[:200]}"
                 if status != 429 and status < 500:
                     raise EndpointError(
                         f"{cfg.base_url} answered {last}; check the model name, API key "
@@ -305,7 +350,7 @@ class OpenAIChatClient:
         except (ValueError, KeyError, IndexError, TypeError) as e:
             raise TransportError(
                 f"{self.config.base_url} returned a body that is not an OpenAI chat completion: "
-                f"{response.text[:200]!r}"
+                f"{redact(response.text, self._secrets)[:200]!r}"
             ) from e
         usage = data.get("usage") or {}
         prompt = int(usage.get("prompt_tokens") or 0)

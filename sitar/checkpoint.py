@@ -351,7 +351,9 @@ class CheckpointConfig:
         """Read and validate ``<folder>/sitar_config.json``.
 
         With ``check_files`` (the default) the tokenizer and every ONNX file the config names must
-        exist in the folder.
+        exist in the folder, and the folder must match the digests recorded in the config
+        (:func:`sitar.integrity.verify_checkpoint`: a mismatch or a symbolic link out of the folder
+        is a :class:`CheckpointError`).
         """
         folder = Path(folder)
         if not folder.is_dir():
@@ -371,6 +373,10 @@ class CheckpointConfig:
         config = cls.from_dict(data, folder=folder, where=str(path))
         if check_files:
             config.check_files()
+            # SHA-256 digests of the graphs, tokenizer and score-changing fields (sitar.integrity).
+            from sitar.integrity import verify_checkpoint
+
+            object.__setattr__(config, "_integrity", verify_checkpoint(folder, data))
         return config
 
     def save(self, folder: str | os.PathLike[str] | None = None) -> CheckpointConfig:

@@ -75,6 +75,8 @@ GAP_HEAD_RULE = "gap-head-expected-step-1"
 EXPLAIN_METHODS = ("auto", "gaps", "rescore")
 #: Version of the bootstrap / p-value / win-probability definitions (see :func:`paired_bootstrap`).
 BOOTSTRAP_VERSION = "1"
+#: Upper bound on ``n_bootstrap`` (time grows linearly with it; more adds no precision of note).
+MAX_BOOTSTRAP = 1_000_000
 
 _MAX_LISTED_IDS = 10
 
@@ -105,19 +107,34 @@ def _score(
     batch_size: int,
     signature: str | None,
     analyzer_id: str = "none",
+    progress: bool = False,
 ) -> _Scores:
     """Score pairs with a scorer (``.score``) or a ``predict_fn``; validate the result."""
     n = len(references)
     if hasattr(source, "score") and callable(source.score):
-        result = source.score(
-            references=list(references), hypotheses=list(hypotheses), batch_size=batch_size
-        )
+        kwargs: dict[str, Any] = {"batch_size": batch_size}
+        if progress:
+            kwargs["progress"] = True
+        result = source.score(references=list(references), hypotheses=list(hypotheses), **kwargs)
         values = np.asarray(result.scores, dtype=np.float64).reshape(-1)
         n_inputs = np.asarray(getattr(result, "n_windows", [-1] * n), dtype=np.int64)
         sig = signature or str(result.signature)
     elif callable(source):
-        values = np.asarray(source(list(references), list(hypotheses)), dtype=np.float64)
-        values = values.reshape(-1)
+        returned = source(list(references), list(hypotheses))
+        try:
+            if returned is None or isinstance(returned, (str, bytes, Mapping)):
+                raise TypeError(type(returned).__name__)
+            values = np.asarray(returned, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise InputError(
+                f"the predict_fn returned {type(returned).__name__} ({str(returned)[:60]!r}), "
+                "which is not an array of numbers; it must return one normalised score per pair"
+            ) from e
+        if values.ndim != 1:
+            raise InputError(
+                f"the predict_fn returned an array of shape {values.shape}; it must return a "
+                f"1-D array with one normalised score per pair ({n} here)"
+            )
         n_inputs = np.full(n, -1, dtype=np.int64)
         sig = signature or _predict_fn_signature(analyzer_id)
     else:
@@ -127,7 +144,7 @@ def _score(
         )
     if values.shape != (n,):
         raise InputError(
-            f"the score source returned {values.shape[0]} scores for {n} pairs; a predict_fn "
+            f"the score source returned {values.size} scores for {n} pairs; a predict_fn "
             "must return one normalised score per pair"
         )
     if n and (not np.all(np.isfinite(values)) or values.min() < 0.0 or values.max() > 1.0):
@@ -307,6 +324,7 @@ def explain_many(
     batch_size: int = 32,
     signature: str | None = None,
     method: str = "auto",
+    progress: bool = False,
 ) -> tuple[Explanation, ...]:
     """Explain many pairs.
 
@@ -322,6 +340,7 @@ def explain_many(
     analyzer (default: the scorer's own ``analyzer`` attribute, else the default analyzer; the
     gap method always uses the scorer's). ``signature`` overrides the score signature (useful with
     a ``predict_fn``). Pairs whose normalised tokens are equal get score 0 and no gaps.
+    ``progress`` shows the scorer's progress bar on stderr (a ``predict_fn`` has none).
     """
     refs = _check_texts("references", references)
     hyps = _check_texts("hypotheses", hypotheses)
@@ -339,7 +358,9 @@ def explain_many(
             "use method='rescore'"
         )
     if method == "gaps" or (method == "auto" and gap_head):
-        return _explain_same_pass(source, refs, hyps, batch_size=batch_size, signature=signature)
+        return _explain_same_pass(
+            source, refs, hyps, batch_size=batch_size, signature=signature, progress=progress
+        )
     if analyzer is None:
         analyzer = getattr(source, "analyzer", None)
     segs = _segment_all(refs, hyps, analyzer)
@@ -360,6 +381,7 @@ def explain_many(
         signature=signature,
         # Only a predict_fn's signature is built here; it names the CGD analyzer used.
         analyzer_id=segs[0].analyzer if segs else "none",
+        progress=progress,
     )
     sig = scored.signature
     out: list[Explanation] = []
@@ -391,11 +413,19 @@ def explain_many(
 
 
 def _explain_same_pass(
-    scorer: Any, refs: list[str], hyps: list[str], *, batch_size: int, signature: str | None
+    scorer: Any,
+    refs: list[str],
+    hyps: list[str],
+    *,
+    batch_size: int,
+    signature: str | None,
+    progress: bool = False,
 ) -> tuple[Explanation, ...]:
     from sitar.cgd import segment
 
-    analyses = scorer.analyze(references=refs, hypotheses=hyps, batch_size=batch_size)
+    analyses = scorer.analyze(
+        references=refs, hypotheses=hyps, batch_size=batch_size, progress=progress
+    )
     sig = signature or scorer.signature
     scale = scorer.config.score_scale
     out = []
@@ -599,6 +629,11 @@ def paired_bootstrap(
     """
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
         raise InputError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
+    if n_bootstrap > MAX_BOOTSTRAP:
+        raise InputError(
+            f"n_bootstrap must be at most {MAX_BOOTSTRAP:,}, got {n_bootstrap:,}; 10,000 resamples "
+            "already give p-values down to 2e-4"
+        )
     seeds = [seed] if isinstance(seed, numbers.Integral) else seed
     if (
         isinstance(seed, bool)
@@ -965,6 +1000,7 @@ def compare(
     wer: bool = True,
     batch_size: int = 32,
     signature: str | None = None,
+    progress: bool = False,
 ) -> Comparison:
     """Compare two or more ASR systems on the same references, joined by utterance id.
 
@@ -986,7 +1022,9 @@ def compare(
     names = list(joined)
     all_r = refs * len(names)
     all_h = [h for k in names for h in joined[k]]
-    scored = _score(source, all_r, all_h, batch_size=batch_size, signature=signature)
+    scored = _score(
+        source, all_r, all_h, batch_size=batch_size, signature=signature, progress=progress
+    )
     n = len(ids)
     per_system = {k: scored.scores[s * n : (s + 1) * n] for s, k in enumerate(names)}
     word_errors = None

@@ -11,6 +11,7 @@ __all__ = [
     "CheckpointError",
     "InputError",
     "MissingDependencyError",
+    "OutputError",
     "RecordError",
     "SitarError",
 ]
@@ -26,6 +27,10 @@ class InputError(SitarError, ValueError):
 
 class RecordError(InputError):
     """A data record (JSONL/Parquet line) does not follow the record schema."""
+
+
+class OutputError(SitarError):
+    """An output cannot be written: a bad destination, a full disk, a closed standard output."""
 
 
 class CheckpointError(SitarError):

@@ -9,29 +9,50 @@ Four input forms, shared by ``sitar gaps`` and ``sitar score`` (and the annotati
   ids missing on either side are reported by name, never dropped;
 * JSONL (``--jsonl FILE`` or ``-`` for stdin) with ``id``, ``reference`` and ``hypothesis``.
 
-Files must be UTF-8 (a byte-order mark is accepted); anything else is an :class:`InputError`
-naming the file and line.
+Every file argument also accepts ``-`` (standard input, read once), ``/dev/stdin``, named pipes and
+process substitutions (``<(...)``). Files must be UTF-8 (a byte-order mark is accepted); anything
+else is an :class:`InputError` naming the file and line. Lines end at ``\n``, ``\r\n`` or a lone
+``\r`` (old Mac files): all three split utterances. Texts must be valid Unicode (a lone surrogate,
+e.g. from ``"\ud800"`` in JSON, is refused).
+
+Outputs go through :func:`open_output`: the destination is checked before any work
+(:func:`check_output_path`), a file is written to a temporary name in the same folder and moved
+into place with :func:`os.replace` only when the command succeeds, so a failed or interrupted run
+(disk full, Ctrl-C, SIGTERM) never leaves a partial file under the final name and never truncates
+an existing one.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
+import os
+import re
+import stat
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
-from sitar.errors import InputError
+from sitar.errors import InputError, OutputError
 
 __all__ = [
     "Pair",
     "add_pair_input_arguments",
+    "check_output_path",
+    "check_text",
+    "open_output",
     "pairs_from_args",
     "read_kaldi",
     "read_lines",
     "read_pairs",
 ]
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 _MAX_LISTED_IDS = 10
 
@@ -43,30 +64,65 @@ class Pair:
     hypothesis: str
 
 
-def read_lines(path: str | Path) -> list[str]:
-    """Lines of a UTF-8 text file without their line endings; a final newline ends the last line."""
+def read_bytes(path: str | Path) -> tuple[bytes, str]:
+    """The bytes of ``path`` (``-``: standard input) and the name to show in messages.
+
+    Works on regular files, ``/dev/stdin``, named pipes and process substitutions; every failure
+    is a one-line :class:`InputError` (not found, is a directory, permission denied...).
+    """
     if str(path) == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        p = Path(path)
-        if not p.is_file():
-            raise InputError(f"input file not found: {p}")
-        data = p.read_bytes()
-        name = str(p)
+        stdin = sys.stdin
+        if stdin is None or stdin.closed:
+            raise InputError("standard input is closed; pass a file instead of '-'")
+        try:
+            return stdin.buffer.read(), "<stdin>"
+        except (OSError, ValueError) as e:
+            raise InputError(f"cannot read standard input: {e}") from e
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            return fh.read(), str(p)
+    except FileNotFoundError as e:
+        raise InputError(f"input file not found: {p}") from e
+    except IsADirectoryError as e:
+        raise InputError(f"{p} is a directory, not a file") from e
+    except PermissionError as e:
+        raise InputError(f"{p}: permission denied") from e
+    except OSError as e:
+        raise InputError(f"cannot read {p}: {e.strerror or e}") from e
+
+
+def check_text(text: str, where: str) -> str:
+    """``text`` if it is valid Unicode (encodable as UTF-8); a lone surrogate is an InputError."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(
+            f"{where}: not valid Unicode (lone surrogate U+{ord(text[e.start]):04X} at character "
+            f"{e.start}); fix the text or its encoding"
+        ) from e
+    return text
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """Lines of a UTF-8 text file without their line endings; a final line end ends the last line.
+
+    ``\n``, ``\r\n`` and a lone ``\r`` all end a line.
+    """
+    data, name = read_bytes(path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
+        line = len(_LINE_END.findall(data[: e.start].decode("utf-8", "replace"))) + 1
         raise InputError(
             f"{name}:{line}: not valid UTF-8 ({e.reason} at byte {e.start}); re-encode the file as UTF-8"
         ) from e
     if text == "":
         return []
-    lines = text.split("\n")
+    lines = _LINE_END.split(text)
     if lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
 
 
 def _list_ids(ids: Sequence[str]) -> str:
@@ -91,6 +147,18 @@ def read_kaldi(path: str | Path) -> dict[str, str]:
     return table
 
 
+def parse_json_line(line: str, where: str) -> object:
+    """One JSON value; malformed, too deeply nested or over-long numbers are an InputError."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: invalid JSON ({e.msg} at column {e.colno})") from e
+    except RecursionError as e:
+        raise InputError(f"{where}: JSON nested too deeply") from e
+    except ValueError as e:  # e.g. an integer with more digits than Python converts
+        raise InputError(f"{where}: invalid JSON value ({e})") from e
+
+
 def _read_jsonl(path: str | Path) -> list[Pair]:
     pairs: list[Pair] = []
     seen: set[str] = set()
@@ -98,10 +166,7 @@ def _read_jsonl(path: str | Path) -> list[Pair]:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{where}: invalid JSON ({e.msg} at column {e.colno})") from e
+        obj = parse_json_line(line, where)
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected a JSON object with id, reference, hypothesis")
         missing = [k for k in ("id", "reference", "hypothesis") if k not in obj]
@@ -113,7 +178,9 @@ def _read_jsonl(path: str | Path) -> list[Pair]:
         for key in ("reference", "hypothesis"):
             if not isinstance(obj[key], str):
                 raise InputError(f"{where}: {key} must be a string, got {type(obj[key]).__name__}")
-        utt = str(utt)
+        utt = check_text(str(utt), f"{where}: id")
+        for key in ("reference", "hypothesis"):
+            check_text(obj[key], f"{where}: {key}")
         if utt in seen:
             raise InputError(f"{where}: duplicate id {utt!r}")
         seen.add(utt)
@@ -150,7 +217,7 @@ def read_pairs(
     if ref is not None or hyp is not None:
         if ref is None or hyp is None:
             raise InputError("--ref and --hyp must be given together")
-        return [Pair("1", ref, hyp)]
+        return [Pair("1", check_text(ref, "--ref"), check_text(hyp, "--hyp"))]
     if ref_file is None or hyp_file is None:
         raise InputError("--ref-file and --hyp-file must be given together")
     if file_format == "text":
@@ -213,3 +280,140 @@ def pairs_from_args(args: argparse.Namespace) -> list[Pair]:
         jsonl=args.jsonl,
         file_format=args.file_format,
     )
+
+
+# -- outputs -----------------------------------------------------------------------------------
+
+
+def _is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    return path is None or str(path) == "-"
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def check_output_path(
+    path: str | os.PathLike[str] | None,
+    *,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+    flag: str = "-o/--output",
+) -> None:
+    """Refuse a destination that cannot be written, before any work is done.
+
+    ``None`` or ``-`` is standard output (it must be open). Otherwise the folder must exist and be
+    writable, the path must not be a directory or a read-only file, and it must not be the same
+    file as any of ``inputs`` (also through a symbolic or hard link). Every refusal is an
+    :class:`OutputError` naming ``flag``.
+    """
+    if _is_stdout(path):
+        if sys.stdout is None:
+            raise OutputError(f"standard output is closed; write to a file with {flag} PATH")
+        return
+    assert path is not None
+    p = Path(path)
+    if str(path) == "":
+        raise OutputError(f"{flag} needs a file name, got ''")
+    if p.is_dir():
+        raise OutputError(f"{flag} {p} is a directory; give a file name")
+    dest = Path(os.path.realpath(p))
+    if dest.exists() and not dest.is_file():
+        # /dev/null, /dev/stdout, a named pipe...: written in place (nothing to replace).
+        if not os.access(dest, os.W_OK):
+            raise OutputError(f"{flag} {p}: permission denied")
+        return
+    parent = dest.parent
+    if not parent.is_dir():
+        raise OutputError(f"{flag} {p}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{flag} {p}: the folder {parent} is not writable")
+    if dest.exists() and not os.access(dest, os.W_OK):
+        raise OutputError(f"{flag} {p} is read-only; remove it or choose another name")
+    for item in inputs:
+        if item is None or str(item) == "-":
+            continue
+        if dest.exists() and _same_file(dest, Path(item)):
+            raise OutputError(
+                f"{flag} {p} is the same file as the input {item}; writing it would destroy the "
+                "input, choose another name"
+            )
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_error(name: str, e: OSError) -> OutputError:
+    return OutputError(f"cannot write {name}: {e.strerror or e}")
+
+
+@contextlib.contextmanager
+def open_output(
+    path: str | os.PathLike[str] | None,
+    *,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+    flag: str = "-o/--output",
+) -> Iterator[TextIO]:
+    """A text stream for a command's output: standard output for ``None``/``-``, else a file.
+
+    A file is written atomically: to a temporary file in the destination's folder that replaces
+    the destination (following a symbolic link to its target) only when the ``with`` block ends
+    without an exception. On any failure, including ``KeyboardInterrupt`` and a full disk, the
+    temporary file is removed and an existing destination is left untouched; ``OSError`` while
+    writing becomes an :class:`OutputError`. An existing destination keeps its permissions.
+    """
+    check_output_path(path, inputs=inputs, flag=flag)
+    if _is_stdout(path):
+        assert sys.stdout is not None
+        yield sys.stdout
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise _write_error("standard output", e) from e
+        return
+    assert path is not None
+    dest = Path(os.path.realpath(path))
+    if dest.exists() and not dest.is_file():
+        try:
+            with open(dest, "w", encoding="utf-8", newline="") as fh:
+                yield fh
+        except OSError as e:
+            raise _write_error(str(path), e) from e
+        return
+    mode = stat.S_IMODE(dest.stat().st_mode) if dest.exists() else 0o666 & ~_umask()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+    except OSError as e:
+        raise _write_error(str(path), e) from e
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, dest)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if e.errno in (errno.EPIPE,):
+            raise
+        raise _write_error(str(path), e) from e
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def input_paths(args: argparse.Namespace) -> list[str]:
+    """Every input file named on a command line (for the same-file check of outputs)."""
+    paths = [getattr(args, k, None) for k in ("ref_file", "hyp_file", "jsonl", "groups")]
+    for spec in getattr(args, "systems", None) or []:
+        paths.append(str(spec).partition("=")[2])
+    return [p for p in paths if p]

@@ -531,6 +531,7 @@ def build_report(
     title: str = "SITAR report",
     analyzer: Any = None,
     signature: str | None = None,
+    progress: bool = False,
 ) -> str:
     """Score, explain and compare systems, then render the report (see :func:`render_report`).
 
@@ -553,6 +554,7 @@ def build_report(
         analyzer=analyzer,
         batch_size=batch_size,
         signature=signature,
+        progress=progress,
     )
     per_system = {k: explained[s * n : (s + 1) * n] for s, k in enumerate(names)}
     word_errors = None
@@ -586,7 +588,13 @@ def build_report(
 
 
 def write_report(path: str | Path, report_html: str) -> Path:
-    """Write the report as UTF-8 and return its path."""
-    p = Path(path)
-    p.write_text(report_html, encoding="utf-8")
-    return p
+    """Write the report as UTF-8 and return its path.
+
+    The file is written atomically (:func:`sitar.io.open_output`): a failure (full disk, Ctrl-C)
+    leaves no partial report and an existing file untouched.
+    """
+    from sitar.io import open_output
+
+    with open_output(path, flag="report path") as out:
+        out.write(report_html)
+    return Path(path)

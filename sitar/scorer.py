@@ -239,6 +239,11 @@ def resolve_checkpoint(
     """
     if path_or_hub_id is None:
         return default_checkpoint_path()
+    if not isinstance(path_or_hub_id, (str, os.PathLike)):
+        raise InputError(
+            "the checkpoint must be a folder path (str or os.PathLike), a Hugging Face repo id "
+            f"or None, got {type(path_or_hub_id).__name__} {path_or_hub_id!r}"
+        )
     path = Path(path_or_hub_id)
     if path.exists():
         return path
@@ -261,15 +266,16 @@ def resolve_checkpoint(
             repo_id=text, revision=revision, allow_patterns=patterns, local_files_only=offline
         )
     except Exception as e:  # huggingface_hub raises many error types (HTTP, offline, not found)
-        hint = (
-            "HF_HUB_OFFLINE is set and the repo is not in the local cache; download it once "
-            "with network access or pass a local folder"
-            if offline
-            else "check the repo id, your network and your Hugging Face token"
-        )
+        if offline:  # huggingface_hub's own message speaks of Python arguments; ours is enough
+            raise CheckpointError(
+                f"no local folder {text!r} exists, and HF_HUB_OFFLINE is set while the repo is "
+                "not in the local cache; download it once with network access, or pass a local "
+                "checkpoint folder (--checkpoint PATH)"
+            ) from e
         raise CheckpointError(
             f"no local folder {text!r} exists, and it cannot be fetched from the Hugging Face "
-            f"hub: {type(e).__name__}: {e}; {hint}"
+            f"hub: {type(e).__name__}: {' '.join(str(e).split())}; check the repo id, your "
+            "network and your Hugging Face token"
         ) from e
     return Path(str(folder))
 
@@ -556,6 +562,7 @@ class Scorer:
         """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend,
         head, windowing and, for gap-marked input, the marking version)."""
         if self._signature is None:
+            from sitar.integrity import checkpoint_id
             from sitar.signature import make_signature
 
             try:
@@ -573,7 +580,10 @@ class Scorer:
                 extra["mark"] = MARKING_VERSION
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
-                analyzer=analyzer, rho=self.config.rho, checkpoint=self.config.name, extra=extra
+                analyzer=analyzer,
+                rho=self.config.rho,
+                checkpoint=checkpoint_id(self.config),
+                extra=extra,
             )
         return self._signature
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sitar.errors import InputError
 
@@ -114,9 +114,18 @@ def score_from_tiers(
     rho = _check_rho(rho)
     if isinstance(tiers, (str, bytes)):
         raise InputError("tiers must be a sequence of integers, not a string")
+    if not isinstance(tiers, Iterable):
+        raise InputError(
+            f"tiers must be a sequence of integers (0, 1 or 2 per gap), got {type(tiers).__name__}"
+        )
     tiers = list(tiers)
     if directions is None:
         directions = [0] * len(tiers)
+    if isinstance(directions, (str, bytes)) or not isinstance(directions, Iterable):
+        raise InputError(
+            "directions must be a sequence of integers (-1, 0 or 1 per gap) or None, got "
+            f"{type(directions).__name__}"
+        )
     directions = list(directions)
     if len(directions) != len(tiers):
         raise InputError(

@@ -93,6 +93,12 @@ def test_wheel_contents(wheel):
     ]
     for name in wanted:
         assert f"sitar/checkpoints_data/{DEFAULT_CHECKPOINT}/{name}" in names, name
+    # the Apache-2.0 LICENSE travels in the wheel, and the metadata names it as an SPDX id
+    licenses = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licenses, names
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    text = zipfile.ZipFile(wheel).read(metadata).decode()
+    assert "License-Expression: Apache-2.0" in text
 
 
 def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
@@ -136,7 +142,7 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
     assert found.startswith(str(env_dir)) and found.endswith(DEFAULT_CHECKPOINT)
     proc = run(sitar_cli, "score", "--ref", "do not send it", "--hyp", "do send it")
     assert proc.returncode == 0, proc.stderr
-    assert f"ckpt:{DEFAULT_CHECKPOINT}" in proc.stdout.splitlines()[0]
+    assert f"ckpt:{DEFAULT_CHECKPOINT}@" in proc.stdout.splitlines()[0]
 
 
 def test_default_analyzer_does_not_load_spacy_or_torch():

@@ -114,7 +114,7 @@ def export_run(
     }
     if selected is not None:
         training["selected_weights"] = selected
-    return export_checkpoint(
+    exported = export_checkpoint(
         model,
         tokenizer,
         out,
@@ -143,6 +143,12 @@ def export_run(
             splits[split], tokenizer, max_length=config.max_length, n=max(parity_n, 256)
         ),
     )
+    # Record the SHA-256 digests that Scorer.load verifies (sitar.integrity).
+    from sitar.checkpoint import CheckpointConfig
+    from sitar.integrity import write_integrity
+
+    write_integrity(exported.folder)
+    return CheckpointConfig.load(exported.folder)
 
 
 def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:

@@ -59,7 +59,8 @@ class SpacyAnalyzer:
                 raise InputError(
                     f"spaCy pipeline {pipeline!r} is not installed (or not a valid path); install an "
                     f"English pipeline, e.g. `python -m spacy download {DEFAULT_PIPELINE}`, and pass its "
-                    "name, e.g. get_analyzer('spacy:en_core_web_sm')"
+                    "name: `--analyzer spacy:en_core_web_sm` on the command line, "
+                    "analyzer='spacy:en_core_web_sm' in Python"
                 ) from e
         meta = getattr(nlp, "meta", None) or {}
         lang = getattr(nlp, "lang", None) or meta.get("lang")

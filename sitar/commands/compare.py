@@ -9,19 +9,26 @@ A thin layer over :func:`sitar.diagnostics.compare`. Inputs: one reference file 
 
 Systems are joined to the references by id; missing and extra ids are reported by name. An
 optional ``--groups FILE`` (``utt_id group`` per line) adds per-group breakdowns. The output is a
-readable table (default) or JSON (``--json``), both with the seed and the signature.
+readable table (default; ``-o``) and/or one JSON document (``--json-out PATH``, ``-`` for
+standard output in place of the table), both with the seed and the signature.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
-from typing import TextIO
+import os
 
-from sitar.commands._model import add_model_arguments, load_scorer
-from sitar.errors import InputError
+from sitar.commands._model import (
+    DeprecatedFlag,
+    add_model_arguments,
+    add_run_arguments,
+    load_scorer,
+    notice,
+    want_progress,
+)
+from sitar.errors import InputError, OutputError
+from sitar.io import _is_stdout, check_output_path, input_paths, open_output
 
 __all__ = [
     "add_statistics_arguments",
@@ -51,9 +58,10 @@ def add_system_input_arguments(parser: argparse.ArgumentParser) -> None:
         "--format",
         dest="file_format",
         choices=("text", "kaldi", "jsonl"),
-        default="kaldi",
-        help="text: one utterance per line (ids = line numbers); kaldi: 'utt_id text' lines "
-        "(default); jsonl: objects with id and reference / hypothesis",
+        default=None,
+        help="text: one utterance per line (ids = line numbers); kaldi: 'utt_id text' lines; "
+        "jsonl: objects with id and reference / hypothesis. Not given: kaldi, with a notice "
+        "(this release only; the default becomes text, as in the other commands)",
     )
     group.add_argument(
         "--groups",
@@ -71,7 +79,7 @@ def _parse_system(spec: str) -> tuple[str, str]:
 
 
 def _read_table(path: str, file_format: str, key: str) -> dict[str, str]:
-    from sitar.io import read_kaldi, read_lines
+    from sitar.io import check_text, parse_json_line, read_kaldi, read_lines
 
     if file_format == "text":
         return {str(i): line for i, line in enumerate(read_lines(path), start=1)}
@@ -84,10 +92,7 @@ def _read_table(path: str, file_format: str, key: str) -> dict[str, str]:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{where}: invalid JSON ({e.msg} at column {e.colno})") from e
+        obj = parse_json_line(line, where)
         if not isinstance(obj, dict) or "id" not in obj or key not in obj:
             raise InputError(f"{where}: expected a JSON object with 'id' and {key!r}")
         utt, text = obj["id"], obj[key]
@@ -95,9 +100,10 @@ def _read_table(path: str, file_format: str, key: str) -> dict[str, str]:
             raise InputError(f"{where}: id must be a string or an integer, got {utt!r}")
         if not isinstance(text, str):
             raise InputError(f"{where}: {key} must be a string, got {type(text).__name__}")
-        if str(utt) in table:
-            raise InputError(f"{where}: duplicate id {str(utt)!r}")
-        table[str(utt)] = text
+        utt = check_text(str(utt), f"{where}: id")
+        if utt in table:
+            raise InputError(f"{where}: duplicate id {utt!r}")
+        table[utt] = check_text(text, f"{where}: {key}")
     return table
 
 
@@ -139,6 +145,13 @@ def read_compare_inputs(
     any model is loaded, so that a bad file fails fast and names every missing or extra id."""
     from sitar.diagnostics import join_by_id
 
+    if args.file_format is None:
+        notice(
+            args,
+            "--format not given: reading 'utt_id text' (kaldi) files as in earlier releases; "
+            "the default becomes text in the next release, pass --format kaldi to keep this",
+        )
+        args.file_format = "kaldi"
     references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
     groups = read_groups(args.groups) if args.groups else None
     join_by_id(references, systems)
@@ -147,17 +160,68 @@ def read_compare_inputs(
 
 def add_statistics_arguments(parser: argparse.ArgumentParser) -> None:
     """Bootstrap and WER options shared by ``sitar compare`` and ``sitar report``."""
+    from sitar.diagnostics import MAX_BOOTSTRAP
+
     stats = parser.add_argument_group("statistics")
     stats.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="B", help="bootstrap resamples (1000)"
+        "--bootstrap",
+        type=_bootstrap_count,
+        default=1000,
+        metavar="B",
+        help=f"bootstrap resamples, 1 to {MAX_BOOTSTRAP:,} (default 1000)",
     )
-    stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    stats.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (default 0)")
     stats.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence level (default 0.95)"
+        "--confidence",
+        type=_confidence,
+        default=0.95,
+        help="confidence level, strictly between 0 and 1 (default 0.95)",
     )
-    stats.add_argument(
-        "--no-wer", dest="wer", action="store_false", help="skip the WER column (no jiwer)"
-    )
+    stats.add_argument("--no-wer", dest="wer", action="store_false", help="skip the WER column")
+
+
+def _bootstrap_count(text: str) -> int:
+    from sitar.diagnostics import MAX_BOOTSTRAP
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 1 <= value <= MAX_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_BOOTSTRAP:,}, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63 - 1, got {text}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
+    return value
+
+
+def check_wer_available(args: argparse.Namespace) -> None:
+    """jiwer is a core dependency; in an environment without it the WER column is skipped with a
+    notice instead of failing the whole run."""
+    if not args.wer:
+        return
+    try:
+        import jiwer  # noqa: F401
+    except ImportError:
+        notice(args, "jiwer is not installed: the WER column is skipped (pip install jiwer)")
+        args.wer = False
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -176,10 +240,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_statistics_arguments(parser)
     out = parser.add_argument_group("output")
     out.add_argument(
-        "--json", dest="as_json", action="store_true", help="write JSON instead of the table"
+        "--json-out",
+        metavar="PATH",
+        help="write the result as one JSON document to PATH; '-': to standard output, in place "
+        "of the table",
     )
-    out.add_argument("--json-out", metavar="PATH", help="also write the JSON result to PATH")
-    out.add_argument("-o", "--output", metavar="PATH", help="write to a file instead of stdout")
+    out.add_argument(
+        "--json",
+        dest="legacy_json",
+        action=DeprecatedFlag,
+        default=False,
+        replacement="--json-out - (or --json-out FILE)",
+    )
+    out.add_argument(
+        "-o", "--output", metavar="PATH", help="write the table to a file instead of stdout"
+    )
+    add_run_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -190,7 +266,24 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"give at least two systems with --system NAME=PATH, got {len(args.systems)}"
         )
+    inputs = input_paths(args)
+    # -o (default: stdout) carries the table, or the JSON document with the deprecated --json;
+    # --json-out PATH writes the JSON document too ('-': stdout, which then gets no table).
+    main_is_json = bool(getattr(args, "legacy_json", False))
+    json_path = args.json_out
+    if json_path is not None and _is_stdout(json_path):
+        if not _is_stdout(args.output) or main_is_json:
+            raise InputError("--json-out - and -o/--output/--json cannot both use standard output")
+        main_is_json, json_path = True, None
+    if json_path is not None:
+        check_output_path(json_path, inputs=inputs, flag="--json-out")
+        if not _is_stdout(args.output) and os.path.realpath(json_path) == os.path.realpath(
+            args.output
+        ):
+            raise OutputError("--json-out and -o/--output name the same file")
+    check_output_path(args.output, inputs=inputs)
     references, systems, groups = read_compare_inputs(args)
+    check_wer_available(args)
     result = compare(
         load_scorer(args),
         references=references,
@@ -201,14 +294,12 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         wer=args.wer,
         batch_size=args.batch_size,
+        progress=want_progress(args),
     )
     as_json = json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
-    if args.json_out:
-        Path(args.json_out).write_text(as_json, encoding="utf-8")
-    out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        out.write(as_json if args.as_json else result.to_table())
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    if json_path is not None:
+        with open_output(json_path, inputs=inputs, flag="--json-out") as out:
+            out.write(as_json)
+    with open_output(args.output, inputs=inputs) as out:
+        out.write(as_json if main_is_json else result.to_table())
     return 0

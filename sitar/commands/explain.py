@@ -16,11 +16,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any, TextIO
 
-from sitar.commands._model import add_model_arguments, load_scorer
-from sitar.io import add_pair_input_arguments, pairs_from_args
+from sitar.commands._model import (
+    DeprecatedFlag,
+    add_model_arguments,
+    add_run_arguments,
+    load_scorer,
+    want_progress,
+)
+from sitar.io import (
+    add_pair_input_arguments,
+    check_output_path,
+    input_paths,
+    open_output,
+    pairs_from_args,
+)
 
 __all__ = ["add_model_arguments", "load_scorer", "register", "run"]
 
@@ -40,12 +51,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out = parser.add_argument_group("output")
     out.add_argument(
         "--jsonl-out",
-        "--json",
         dest="as_jsonl",
         action="store_true",
         help="write one JSON object per pair, then a summary object, instead of the readable view",
     )
-    out.add_argument("-o", "--output", metavar="PATH", help="write to a file instead of stdout")
+    out.add_argument("--json", dest="as_jsonl", action=DeprecatedFlag, replacement="--jsonl-out")
+    out.add_argument(
+        "-o", "--output", metavar="PATH", help="write to a file instead of stdout ('-': stdout)"
+    )
+    add_run_arguments(parser)
     parser.add_argument(
         "--method",
         choices=("auto", "gaps", "rescore"),
@@ -120,6 +134,7 @@ def summary(explanations: Any) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from sitar.diagnostics import explain_many
 
+    check_output_path(args.output, inputs=input_paths(args))
     pairs = pairs_from_args(args)
     scorer = load_scorer(args)
     explanations = explain_many(
@@ -129,10 +144,10 @@ def run(args: argparse.Namespace) -> int:
         analyzer=args.analyzer,
         batch_size=args.batch_size,
         method=args.method,
+        progress=want_progress(args),
     )
     info = summary(explanations)
-    out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
+    with open_output(args.output, inputs=input_paths(args)) as out:
         if args.as_jsonl:
             for p, e in zip(pairs, explanations, strict=True):
                 out.write(json.dumps({"id": p.id, **e.to_dict()}, ensure_ascii=False) + "\n")
@@ -148,7 +163,4 @@ def run(args: argparse.Namespace) -> int:
                 f"({info['tier_rule']})\n"
                 f"signature: {scorer.signature}\n"
             )
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return 0

@@ -14,8 +14,16 @@ import sys
 from typing import TextIO
 
 from sitar.cgd import segment
+from sitar.commands._model import DeprecatedFlag, add_run_arguments, want_progress
 from sitar.gaps import Segmentation
-from sitar.io import add_pair_input_arguments, pairs_from_args
+from sitar.io import (
+    _is_stdout,
+    add_pair_input_arguments,
+    check_output_path,
+    input_paths,
+    open_output,
+    pairs_from_args,
+)
 
 _COLOURS = {"substitution": "\033[33m", "deletion": "\033[31m", "insertion": "\033[32m"}
 _RESET = "\033[0m"
@@ -31,11 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_pair_input_arguments(parser)
     parser.add_argument(
         "--jsonl-out",
-        "--json",
         dest="as_jsonl",
         action="store_true",
         help="write one JSON object per pair (with the signature) instead of the readable view",
     )
+    parser.add_argument("--json", dest="as_jsonl", action=DeprecatedFlag, replacement="--jsonl-out")
     parser.add_argument(
         "--no-consolidate",
         dest="consolidate",
@@ -60,7 +68,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="colour gaps in the readable view (auto: only on a terminal)",
     )
-    parser.add_argument("-o", "--output", metavar="PATH", help="write to a file instead of stdout")
+    parser.add_argument(
+        "-o", "--output", metavar="PATH", help="write to a file instead of stdout ('-': stdout)"
+    )
+    add_run_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -112,14 +123,20 @@ def _write_readable(out: TextIO, pair_id: str, seg: Segmentation, colour: bool) 
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_path(args.output, inputs=input_paths(args))
     pairs = pairs_from_args(args)
-    out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
+    with open_output(args.output, inputs=input_paths(args)) as out:
+        to_terminal = _is_stdout(args.output) and sys.stdout.isatty()
         colour = args.color == "always" or (
-            args.color == "auto" and not args.output and not args.as_jsonl and sys.stdout.isatty()
+            args.color == "auto" and to_terminal and not args.as_jsonl
         )
         signature = ""
-        for pair in pairs:
+        items = pairs
+        if want_progress(args):
+            from tqdm.auto import tqdm
+
+            items = tqdm(pairs, desc="sitar gaps", unit="pair")
+        for pair in items:
             seg = segment(
                 pair.reference,
                 pair.hypothesis,
@@ -135,7 +152,4 @@ def run(args: argparse.Namespace) -> int:
                 _write_readable(out, pair.id, seg, colour)
         if not args.as_jsonl and pairs:
             out.write(f"signature: {signature}\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return 0

@@ -9,15 +9,23 @@ a sortable, paginated table of all utterances with gaps highlighted by estimated
 from __future__ import annotations
 
 import argparse
-import sys
+from pathlib import Path
 
-from sitar.commands._model import add_model_arguments, load_scorer
+from sitar.commands._model import (
+    add_model_arguments,
+    add_run_arguments,
+    load_scorer,
+    notice,
+    want_progress,
+)
 from sitar.commands.compare import (
     add_statistics_arguments,
     add_system_input_arguments,
+    check_wer_available,
     read_compare_inputs,
 )
 from sitar.errors import InputError
+from sitar.io import _is_stdout, check_output_path, input_paths, open_output
 
 __all__ = ["register", "run"]
 
@@ -38,15 +46,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--title", default="SITAR report", help="report title")
     out.add_argument("-o", "--output", metavar="PATH", required=True, help="HTML file to write")
+    add_run_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.report import build_report, write_report
+    from sitar.report import build_report
 
     if not args.systems:
         raise InputError("give at least one system with --system NAME=PATH")
+    if _is_stdout(args.output):
+        raise InputError("-o/--output needs a file name for the HTML report")
+    check_output_path(args.output, inputs=input_paths(args))
     references, systems, groups = read_compare_inputs(args)
+    check_wer_available(args)
     report_html = build_report(
         load_scorer(args),
         references=references,
@@ -59,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         title=args.title,
         analyzer=args.analyzer,
+        progress=want_progress(args),
     )
-    path = write_report(args.output, report_html)
-    print(f"wrote {path} ({path.stat().st_size} bytes)", file=sys.stderr)
+    with open_output(args.output, inputs=input_paths(args)) as out:
+        out.write(report_html)
+    path = Path(args.output)
+    notice(args, f"wrote {path} ({path.stat().st_size} bytes)")
     return 0

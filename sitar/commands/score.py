@@ -13,11 +13,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any, TextIO
 
-from sitar.commands._model import add_model_arguments, load_scorer
-from sitar.io import add_pair_input_arguments, pairs_from_args
+from sitar.commands._model import (
+    DeprecatedFlag,
+    add_model_arguments,
+    add_run_arguments,
+    load_scorer,
+    want_progress,
+)
+from sitar.errors import InputError
+from sitar.io import add_pair_input_arguments, input_paths, open_output, pairs_from_args
 
 __all__ = ["register", "run"]
 
@@ -33,38 +39,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_pair_input_arguments(parser)
     add_model_arguments(parser)
-    run_group = parser.add_argument_group("run")
-    run_group.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar on stderr (default: only when stderr is a terminal)",
-    )
+    add_run_arguments(parser)
     out = parser.add_argument_group("output")
     out.add_argument(
         "--jsonl-out",
-        "--json",
         dest="as_jsonl",
         action="store_true",
         help="write JSONL (one object per pair, then a system object) instead of TSV",
     )
+    out.add_argument("--json", dest="as_jsonl", action=DeprecatedFlag, replacement="--jsonl-out")
     out.add_argument(
         "--system-only", action="store_true", help="write only the signature and the system score"
     )
-    out.add_argument("-o", "--output", metavar="PATH", help="write to a file instead of stdout")
+    out.add_argument(
+        "-o", "--output", metavar="PATH", help="write to a file instead of stdout ('-': stdout)"
+    )
     parser.set_defaults(func=run)
-
-
-def _want_progress(flag: bool | None) -> bool:
-    if flag is not None:
-        return flag
-    if not sys.stderr.isatty():
-        return False
-    try:
-        import tqdm  # noqa: F401
-    except ImportError:
-        return False  # the automatic bar is cosmetic; --progress asks for it explicitly
-    return True
 
 
 def _json_float(x: float) -> float | None:
@@ -109,21 +99,41 @@ def write_jsonl(out: TextIO, ids: list[str], result: Any, *, system_only: bool) 
     out.write(json.dumps(_system_record(result), ensure_ascii=False) + "\n")
 
 
+def check_tsv_ids(ids: list[str]) -> None:
+    """Ids a TSV reader would misread (``#``, tab, line ends) are refused before any work."""
+    for pair_id in ids:
+        bad = [name for ch, name in _TSV_UNSAFE if ch in pair_id]
+        if bad:
+            raise InputError(
+                f"id {pair_id!r} contains {' and '.join(bad)}, which TSV output cannot hold "
+                "(readers such as pandas.read_csv(..., comment='#') would misread the row); "
+                "use --jsonl-out, or rename the id"
+            )
+
+
+_TSV_UNSAFE = (("\t", "a tab"), ("\n", "a line break"), ("\r", "a line break"), ("#", "'#'"))
+
+
 def run(args: argparse.Namespace) -> int:
+    check_output_path_args(args)
     pairs = pairs_from_args(args)
+    ids = [p.id for p in pairs]
+    if not args.as_jsonl and not args.system_only:
+        check_tsv_ids(ids)
     scorer = load_scorer(args)
     result = scorer.score(
         references=[p.reference for p in pairs],
         hypotheses=[p.hypothesis for p in pairs],
         batch_size=args.batch_size,
-        progress=_want_progress(args.progress),
+        progress=want_progress(args),
     )
-    ids = [p.id for p in pairs]
-    out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
+    with open_output(args.output, inputs=input_paths(args)) as out:
         writer = write_jsonl if args.as_jsonl else write_tsv
         writer(out, ids, result, system_only=args.system_only)
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return 0
+
+
+def check_output_path_args(args: argparse.Namespace) -> None:
+    from sitar.io import check_output_path
+
+    check_output_path(args.output, inputs=input_paths(args))

@@ -4,6 +4,7 @@ SITAR model (meaning changes far above disfluencies) through the Python API and 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,8 @@ def test_load_without_argument_uses_the_shipped_checkpoint(default_scorer):
     assert default_scorer.config.name == DEFAULT_CHECKPOINT
     assert default_scorer.variant == "int8"
     fields = parse_signature(default_scorer.signature)
-    assert fields["ckpt"] == DEFAULT_CHECKPOINT and fields["onnx"] == "int8"
+    assert re.fullmatch(DEFAULT_CHECKPOINT + r"@[0-9a-f]{8}", fields["ckpt"])  # verified digest
+    assert fields["onnx"] == "int8"
 
 
 def test_meaning_changes_score_far_above_disfluencies(default_scorer):
@@ -125,5 +127,5 @@ def test_cli_scores_with_the_default_checkpoint(capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     lines = out.splitlines()
-    assert parse_signature(lines[0].split("\t")[1])["ckpt"] == DEFAULT_CHECKPOINT
+    assert parse_signature(lines[0].split("\t")[1])["ckpt"].split("@")[0] == DEFAULT_CHECKPOINT
     assert float(lines[2].split("\t")[1]) > 0.5

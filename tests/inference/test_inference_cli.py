@@ -36,7 +36,7 @@ def test_single_pair_tsv(capsys):
     lines = out.splitlines()
     assert lines[0].startswith("#signature\tsitar:")
     fields = parse_signature(lines[0].split("\t")[1])
-    assert fields["ckpt"] == "sitar-tiny-test" and fields["onnx"] == "fp32"
+    assert fields["ckpt"].startswith("sitar-tiny-test@") and fields["onnx"] == "fp32"
     assert lines[1] == "id\tscore\traw\twindowed"
     assert lines[2] == "1\t0.631229\t1.472868\t0"
     assert lines[3] == "#system\t0.631229\tmacro mean of per-pair normalized scores\tn=1"

@@ -1,0 +1,307 @@
+"""Checkpoint integrity: SHA-256 digests of everything in a checkpoint that changes scores.
+
+``sitar_config.json`` carries an ``integrity`` section written at export time
+(:func:`write_integrity`)::
+
+    "integrity": {
+      "algorithm": "sha256",
+      "files": {"model.int8.onnx": "<hex>", "tokenizer.json": "<hex>"},
+      "fields": {"covered": ["head", "max_length", "onnx", ...], "sha256": "<hex>"},
+      "digest": "<hex>"
+    }
+
+* ``files``: every file the config references: the tokenizer, each ONNX graph and its external
+  data file (``<graph>.data``) when there is one;
+* ``fields``: one digest over the score-changing config values: :data:`SCORE_FIELDS` (``max_length``,
+  ``onnx``, ``rho``, ``score_scale``, ``thresholds``, ``tokenizer``) plus every top-level section of
+  :data:`SCORE_SECTIONS` (``head``, ``markers``) that the config has; absent keys count as ``null``,
+  so adding one is a change too;
+* ``digest``: one digest over the two above; its first :data:`SHORT_DIGEST_LEN` hex digits
+  go into the score signature (``ckpt:<name>@<digest>``).
+
+:func:`verify_checkpoint` (called by :meth:`sitar.checkpoint.CheckpointConfig.load`) recomputes them
+from the folder. Any difference is a :class:`~sitar.errors.CheckpointError` naming the file or the
+fields: a checkpoint edited after export (``score_scale`` changed by hand, a swapped graph) never
+loads. A checkpoint *without* an ``integrity`` section (exported before this check existed, or
+built by hand) still loads; its digest is computed from what is on disk and the signature marks it
+``ckpt:<name>@<digest>-unverified``, so two different checkpoints never share a signature. The
+packaged default checkpoint carries digests (a test checks it). Symbolic links inside a checkpoint
+folder that point outside it are refused, with or without digests (a Hugging Face cache snapshot may
+link into its own repository's ``blobs/``).
+
+Command line: ``python -m sitar.integrity write FOLDER`` records the digests (after an intended
+change); ``python -m sitar.integrity verify FOLDER`` checks them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sitar.errors import CheckpointError, SitarError
+
+__all__ = [
+    "INTEGRITY_KEY",
+    "SCORE_FIELDS",
+    "SCORE_SECTIONS",
+    "SHORT_DIGEST_LEN",
+    "IntegrityStatus",
+    "check_symlinks",
+    "checkpoint_id",
+    "compute_integrity",
+    "verify_checkpoint",
+    "write_integrity",
+]
+
+#: Key of the integrity section in ``sitar_config.json``.
+INTEGRITY_KEY = "integrity"
+#: Top-level config values that change scores (always covered, ``null`` when absent).
+SCORE_FIELDS = ("max_length", "onnx", "rho", "score_scale", "thresholds", "tokenizer")
+#: Top-level sections covered whenever present (the per-gap head and the gap markers).
+SCORE_SECTIONS = ("head", "markers")
+#: Hex digits of the checkpoint digest shown in signatures.
+SHORT_DIGEST_LEN = 8
+_ALGORITHM = "sha256"
+_CONFIG_FILE = "sitar_config.json"
+
+
+@dataclass(frozen=True)
+class IntegrityStatus:
+    """The digest of a checkpoint as found on disk, and whether it matched a recorded one."""
+
+    digest: str
+    verified: bool
+
+    @property
+    def short(self) -> str:
+        return self.digest[:SHORT_DIGEST_LEN] + ("" if self.verified else "-unverified")
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def referenced_files(folder: Path, data: Mapping[str, Any]) -> list[str]:
+    """Relative names of the files the config references, sorted (existing external data too)."""
+    names: set[str] = set()
+    tokenizer = data.get("tokenizer")
+    if isinstance(tokenizer, str):
+        names.add(tokenizer)
+    onnx = data.get("onnx")
+    files = onnx.get("files") if isinstance(onnx, Mapping) else None
+    if isinstance(files, Mapping):
+        for name in files.values():
+            if isinstance(name, str) and name:
+                names.add(name)
+                if (folder / f"{name}.data").is_file():
+                    names.add(f"{name}.data")
+    return sorted(names)
+
+
+def _covered(data: Mapping[str, Any]) -> list[str]:
+    return sorted({*SCORE_FIELDS, *(k for k in SCORE_SECTIONS if k in data)})
+
+
+def _fields_digest(data: Mapping[str, Any], covered: Sequence[str]) -> str:
+    return hashlib.sha256(_canonical({k: data.get(k) for k in covered})).hexdigest()
+
+
+def _overall(files: Mapping[str, str], fields_sha: str) -> str:
+    return hashlib.sha256(_canonical({"files": dict(files), "fields": fields_sha})).hexdigest()
+
+
+def compute_integrity(folder: str | os.PathLike[str], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``integrity`` section for the checkpoint in ``folder`` whose config is ``data``."""
+    folder = Path(folder)
+    files: dict[str, str] = {}
+    for name in referenced_files(folder, data):
+        path = folder / name
+        if not path.is_file():
+            raise CheckpointError(f"checkpoint {str(folder)!r}: {name!r} does not exist")
+        files[name] = _sha256_file(path)
+    covered = _covered(data)
+    fields_sha = _fields_digest(data, covered)
+    return {
+        "algorithm": _ALGORITHM,
+        "files": files,
+        "fields": {"covered": covered, "sha256": fields_sha},
+        "digest": _overall(files, fields_sha),
+    }
+
+
+def _allowed_roots(folder: Path) -> list[Path]:
+    real = Path(os.path.realpath(folder))
+    roots = [real]
+    # huggingface_hub: <cache>/models--owner--name/snapshots/<rev>/file -> ../../blobs/<sha>
+    if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
+        roots.append(Path(os.path.realpath(folder.parent.parent)))
+    return roots
+
+
+def check_symlinks(folder: str | os.PathLike[str]) -> None:
+    """Refuse symbolic links inside ``folder`` (at any depth) that resolve outside it."""
+    folder = Path(folder)
+    roots = _allowed_roots(folder)
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            path = Path(dirpath) / name
+            if not path.is_symlink():
+                continue
+            target = Path(os.path.realpath(path))
+            if not any(target == root or root in target.parents for root in roots):
+                raise CheckpointError(
+                    f"checkpoint {str(folder)!r}: {str(path.relative_to(folder))!r} is a symbolic "
+                    f"link to {str(target)!r}, outside the checkpoint folder; copy the file into "
+                    "the folder instead"
+                )
+
+
+def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -> IntegrityStatus:
+    """Check ``folder`` against the digests recorded in its config ``data``.
+
+    Raises :class:`CheckpointError` on an outside symlink, a malformed section or any mismatch;
+    returns the digest found on disk and whether it was verified (False: no digests recorded).
+    """
+    folder = Path(folder)
+    check_symlinks(folder)
+    recorded = data.get(INTEGRITY_KEY)
+    where = f"{folder / _CONFIG_FILE}"
+    if recorded is None:
+        actual = compute_integrity(folder, data)
+        return IntegrityStatus(actual["digest"], verified=False)
+    if (
+        not isinstance(recorded, Mapping)
+        or recorded.get("algorithm") != _ALGORITHM
+        or not isinstance(recorded.get("files"), Mapping)
+        or not isinstance(recorded.get("fields"), Mapping)
+        or not isinstance(recorded["fields"].get("covered"), list)
+    ):
+        raise CheckpointError(
+            f"{where}: the {INTEGRITY_KEY!r} section is malformed (expected algorithm "
+            f"{_ALGORITHM!r}, files and fields); re-export the checkpoint"
+        )
+    actual = compute_integrity(folder, data)
+    missing = sorted(set(actual["files"]) - set(recorded["files"]))
+    if missing:
+        raise CheckpointError(
+            f"checkpoint {str(folder)!r} failed its integrity check: {', '.join(missing)} "
+            "is referenced by the config but has no recorded digest (the config was edited)"
+        )
+    for name, digest in sorted(recorded["files"].items()):
+        if name not in actual["files"]:
+            path = folder / str(name)
+            if not path.is_file():
+                raise CheckpointError(
+                    f"checkpoint {str(folder)!r} failed its integrity check: {name!r} has a "
+                    "recorded digest but is missing"
+                )
+            actual["files"][name] = _sha256_file(path)
+        if actual["files"][name] != digest:
+            raise CheckpointError(
+                f"checkpoint {str(folder)!r} failed its integrity check: {name!r} differs from "
+                "the file it was exported with (SHA-256 mismatch); re-download or re-export it"
+            )
+    covered = sorted({*map(str, recorded["fields"]["covered"]), *_covered(data)})
+    if _fields_digest(data, covered) != recorded["fields"].get("sha256"):
+        raise CheckpointError(
+            f"checkpoint {str(folder)!r} failed its integrity check: the score-changing config "
+            f"values ({', '.join(covered)}) differ from those it was exported with; undo the "
+            "edit, or record it with `python -m sitar.integrity write FOLDER` if it is intended"
+        )
+    overall = _overall(dict(recorded["files"]), str(recorded["fields"]["sha256"]))
+    if recorded.get("digest") != overall:
+        raise CheckpointError(
+            f"checkpoint {str(folder)!r} failed its integrity check: the recorded overall digest "
+            "does not match the recorded parts"
+        )
+    return IntegrityStatus(overall, verified=True)
+
+
+def write_integrity(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """Compute the digests of the checkpoint in ``folder`` and record them in its config (written
+    atomically; every other key is kept as it is). Returns the section."""
+    folder = Path(folder)
+    path = folder / _CONFIG_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"cannot read {path}: {e}") from e
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: expected a JSON object")
+    check_symlinks(folder)
+    data.pop(INTEGRITY_KEY, None)
+    section = compute_integrity(folder, data)
+    data[INTEGRITY_KEY] = section
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".sitar_config.", suffix=".tmp", dir=folder)
+    try:
+        os.chmod(tmp, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return section
+
+
+def checkpoint_id(config: Any) -> str:
+    """``<name>@<short digest>`` for a loaded :class:`~sitar.checkpoint.CheckpointConfig` (the
+    signature's ``ckpt`` field); ``-unverified`` is appended when no digests were recorded."""
+    status = getattr(config, "_integrity", None)
+    if status is None:
+        if config.folder is None:
+            return str(config.name)
+        path = Path(config.folder) / _CONFIG_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise CheckpointError(f"cannot read {path}: {e}") from e
+        status = verify_checkpoint(config.folder, data)
+        object.__setattr__(config, "_integrity", status)
+    return f"{config.name}@{status.short}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m sitar.integrity", description="Record or check checkpoint digests."
+    )
+    parser.add_argument("action", choices=("write", "verify"))
+    parser.add_argument("folder", nargs="+")
+    args = parser.parse_args(argv)
+    try:
+        for folder in args.folder:
+            if args.action == "write":
+                section = write_integrity(folder)
+                print(f"{folder}: digest {section['digest'][:SHORT_DIGEST_LEN]} recorded")
+            else:
+                from sitar.checkpoint import CheckpointConfig
+
+                config = CheckpointConfig.load(folder)
+                print(f"{folder}: {checkpoint_id(config)}")
+    except SitarError as e:
+        print(f"python -m sitar.integrity: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
