@@ -65,8 +65,9 @@ __all__ = [
 INTEGRITY_KEY = "integrity"
 #: Top-level config values that change scores (always covered, ``null`` when absent).
 SCORE_FIELDS = ("max_length", "onnx", "rho", "score_scale", "thresholds", "tokenizer")
-#: Top-level sections covered whenever present (the per-gap head and the gap markers).
-SCORE_SECTIONS = ("head", "markers")
+#: Top-level sections covered whenever present (the per-gap head, the gap markers and the
+#: default scoring head).
+SCORE_SECTIONS = ("head", "markers", "scoring")
 #: Hex digits of the checkpoint digest shown in signatures.
 SHORT_DIGEST_LEN = 8
 _ALGORITHM = "sha256"
