@@ -25,7 +25,47 @@ def _cmd_build(args: argparse.Namespace) -> int:
     config = BuildConfig(seed=args.seed, folds=args.folds, limit=args.limit, systems=systems)
     counts = run_build(args.out, config, log=_log, stop_after_s=args.stop_after)
     _log(f"decodes per system: {counts}")
+    if args.no_export:
+        return 0
+    _collect(args)
+    _sheets(args)
     return 0
+
+
+def _collect(args: argparse.Namespace) -> None:
+    from annotation.asr.export import collect
+
+    summary = collect(args.out, split_seed=args.split_seed)
+    _log(
+        f"wrote {summary['pairs']} pairs over {summary['references_decoded']} references to "
+        f"{args.out / 'pairs.jsonl'}; splits.json, summary.json"
+    )
+    for system, row in summary["systems"].items():
+        _log(
+            f"  {system}: WER {row['wer']:.4f} over {row['pairs']} pairs, exact {row['exact']:.3f}"
+        )
+
+
+def _sheets(args: argparse.Namespace) -> None:
+    from annotation.asr.export import export_sheets
+
+    m = export_sheets(args.out, target_gaps=args.sheet_gaps, seed=args.sheet_seed)
+    _log(
+        f"wrote {len(m['sheets'])} sheets with {m['gaps']} gaps ({m['pairs']} pairs, "
+        f"{m['references']} references) to {args.out / 'sheets'}"
+    )
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    _collect(args)
+    _sheets(args)
+    return 0
+
+
+def _export_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split-seed", type=int, default=12, help="seed of the grouped split")
+    parser.add_argument("--sheet-gaps", type=int, default=2500, help="gaps to put on sheets")
+    parser.add_argument("--sheet-seed", type=int, default=12, help="seed of the sheet sample")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,7 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--folds", type=int, default=5)
     b.add_argument("--limit", type=int, help="only the first N references of the seeded order")
     b.add_argument("--stop-after", type=float, help="stop cleanly after this many seconds")
+    b.add_argument("--no-export", action="store_true", help="decode only (no pairs, sheets)")
+    _export_flags(b)
     b.set_defaults(func=_cmd_build)
+    e = sub.add_parser("export", help="pairs.jsonl, splits and sheets from the decodes so far")
+    e.add_argument("out", type=Path)
+    _export_flags(e)
+    e.set_defaults(func=_cmd_export)
     return parser
 
 

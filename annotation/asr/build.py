@@ -42,7 +42,7 @@ from sitar.errors import InputError, MissingDependencyError, SitarError
 
 __all__ = [
     "BuildConfig",
-    "decode_done",
+    "pending",
     "read_decodes",
     "run_build",
     "tool_versions",
@@ -213,8 +213,13 @@ def append_decode(path: Path, row: dict[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
-def decode_done(out: Path, systems: Sequence[SystemConfig]) -> dict[str, set[str]]:
-    return {s.id: set(read_decodes(out / "decodes" / f"{s.id}.jsonl")) for s in systems}
+def pending(
+    ordered: Sequence[AsrReference],
+    systems: Sequence[SystemConfig],
+    done: dict[str, set[str]],
+) -> list[tuple[AsrReference, SystemConfig]]:
+    """The (reference, system) decodes still missing, in build order."""
+    return [(r, s) for r in ordered for s in systems if r.id not in done.get(s.id, set())]
 
 
 # --------------------------------------------------------------------------------------------
@@ -351,48 +356,46 @@ def run_build(
         s.id: set(read_decodes(out / "decodes" / f"{s.id}.jsonl", repair=True))
         for s in config.systems
     }
-    todo = [r for r in ordered if any(r.id not in done[s.id] for s in config.systems)]
-    log(f"{len(ordered)} references x {len(config.systems)} systems; {len(todo)} references to do")
+    todo = pending(ordered, config.systems, done)
+    log(f"{len(ordered)} references x {len(config.systems)} systems; {len(todo)} decodes to do")
     decoders: dict[str, Any] = {}
     fold = -1
     n_new = 0
     with tempfile.TemporaryDirectory(prefix="sitar-asr-") as tmp:
         workdir = Path(tmp)
-        for i, ref in enumerate(todo):
+        for ref, system in todo:
             if stop_after_s is not None and time.monotonic() - t0 > stop_after_s:
                 log(f"stopping after {time.monotonic() - t0:.0f} s; run again to continue")
                 break
             if ref.fold != fold:
                 fold = ref.fold
-                decoders = {s.id: _decoder(s, fold, out) for s in config.systems}
-            for system in config.systems:
-                if ref.id in done[system.id]:
-                    continue
-                t1 = time.monotonic()
-                pcm = synthesize(ref.text, system, workdir)
-                pcm = add_noise(pcm, system.snr_db, f"{config.seed}:{system.id}:{ref.id}")
-                t2 = time.monotonic()
-                hyp = decode_pcm(decoders[system.id], pcm)
-                t3 = time.monotonic()
-                append_decode(
-                    out / "decodes" / f"{system.id}.jsonl",
-                    {
-                        "reference_id": ref.id,
-                        "system": system.id,
-                        "fold": ref.fold,
-                        "hypothesis": hyp,
-                        "audio_samples": len(pcm) // 2,
-                        "audio_sha256": hashlib.sha256(pcm).hexdigest()[:16],
-                    },
-                )
-                with (out / "timings.jsonl").open("a", encoding="utf-8") as f:
-                    f.write(json.dumps({"reference_id": ref.id, "system": system.id,
-                                        "audio_s": round(len(pcm) / 32000, 3),
-                                        "synth_s": round(t2 - t1, 3),
-                                        "decode_s": round(t3 - t2, 3)}) + "\n")  # fmt: skip
-                done[system.id].add(ref.id)
-                n_new += 1
-            if (i + 1) % 25 == 0:
-                log(f"{i + 1}/{len(todo)} references, {n_new} new decodes, "
-                    f"{time.monotonic() - t0:.0f} s")  # fmt: skip
+                decoders = {}
+            if system.id not in decoders:
+                decoders[system.id] = _decoder(system, fold, out)
+            t1 = time.monotonic()
+            pcm = synthesize(ref.text, system, workdir)
+            pcm = add_noise(pcm, system.snr_db, f"{config.seed}:{system.id}:{ref.id}")
+            t2 = time.monotonic()
+            hyp = decode_pcm(decoders[system.id], pcm)
+            t3 = time.monotonic()
+            append_decode(
+                out / "decodes" / f"{system.id}.jsonl",
+                {
+                    "reference_id": ref.id,
+                    "system": system.id,
+                    "fold": ref.fold,
+                    "hypothesis": hyp,
+                    "audio_samples": len(pcm) // 2,
+                    "audio_sha256": hashlib.sha256(pcm).hexdigest()[:16],
+                },
+            )
+            with (out / "timings.jsonl").open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"reference_id": ref.id, "system": system.id,
+                                    "audio_s": round(len(pcm) / 32000, 3),
+                                    "synth_s": round(t2 - t1, 3),
+                                    "decode_s": round(t3 - t2, 3)}) + "\n")  # fmt: skip
+            done[system.id].add(ref.id)
+            n_new += 1
+            if n_new % 100 == 0:
+                log(f"{n_new}/{len(todo)} decodes, {time.monotonic() - t0:.0f} s")
     return {s: len(ids) for s, ids in done.items()}
