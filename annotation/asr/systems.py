@@ -141,6 +141,6 @@ DEFAULT_SYSTEMS: Sequence[SystemConfig] = (
                  beam=1e-35, pbeam=1e-35, wbeam=1e-22, maxhmmpf=10000),
     SystemConfig(id="c-edward-snr25", voice="en-us+edward", rate=185, snr_db=25.0,
                  beam=1e-35, pbeam=1e-35, wbeam=1e-22, maxhmmpf=8000, fwdflat=False),
-    SystemConfig(id="d-f2-snr20", voice="en-us+f2", rate=190, snr_db=20.0,
-                 beam=1e-34, pbeam=1e-34, wbeam=1e-22, maxhmmpf=7000, fwdflat=False),
+    SystemConfig(id="d-edward-narrow", voice="en-us+edward", rate=185, snr_db=25.0,
+                 beam=1e-30, pbeam=1e-30, wbeam=1e-20, maxhmmpf=5000, fwdflat=False),
 )  # fmt: skip

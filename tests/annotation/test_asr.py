@@ -439,3 +439,22 @@ def test_synthesize_and_decode_end_to_end(tmp_path: Path) -> None:
     hyp = decode_pcm(d, pcm)
     errors, n = word_errors("Turn left at the light.", hyp)
     assert errors / n <= 0.4, hyp
+
+
+def test_asr_imports_no_torch_and_no_pocketsphinx_at_import() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import annotation.asr, annotation.asr.__main__, annotation.asr.build\n"
+        "import annotation.asr.export, annotation.asr.records, annotation.asr.corpus\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'torch', 'transformers', "
+        "'training', 'pocketsphinx'})\n"
+        "print(','.join(bad))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ""
