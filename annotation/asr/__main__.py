@@ -62,6 +62,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from annotation.asr.build import verify
+
+    report = verify(args.out, n=args.n)
+    bad = [r for r in report if not r["same"]]
+    _log(f"re-decoded {len(report)} utterances: {len(report) - len(bad)} identical")
+    for r in bad:
+        _log(f"  differs: {r['system']}/{r['reference_id']}")
+    return 1 if bad else 0
+
+
 def _export_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split-seed", type=int, default=12, help="seed of the grouped split")
     parser.add_argument("--sheet-gaps", type=int, default=2500, help="gaps to put on sheets")
@@ -88,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("out", type=Path)
     _export_flags(e)
     e.set_defaults(func=_cmd_export)
+    v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
+    v.add_argument("out", type=Path)
+    v.add_argument("--n", type=int, default=3, help="utterances per system")
+    v.set_defaults(func=_cmd_verify)
     return parser
 
 

@@ -399,3 +399,37 @@ def run_build(
             if n_new % 100 == 0:
                 log(f"{n_new}/{len(todo)} decodes, {time.monotonic() - t0:.0f} s")
     return {s: len(ids) for s, ids in done.items()}
+
+
+def verify(out: str | Path, *, n: int = 5, seed: int | None = None) -> list[dict[str, Any]]:
+    """Re-synthesize and re-decode ``n`` finished utterances per system and compare them with the
+    stored rows (audio hash and hypothesis). Returns one row per utterance with ``same``."""
+    out = Path(out)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    cfg = manifest["config"]
+    systems = [SystemConfig(**s) for s in cfg["systems"]]
+    seed = cfg["seed"] if seed is None else seed
+    refs = {}
+    for line in (out / "references.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        refs[r["id"]] = AsrReference(**r)
+    report = []
+    with tempfile.TemporaryDirectory(prefix="sitar-asr-verify-") as tmp:
+        for system in systems:
+            rows = sorted(read_decodes(out / "decodes" / f"{system.id}.jsonl").values(),
+                          key=lambda r: r["reference_id"])[:n]  # fmt: skip
+            for row in rows:
+                ref = refs[row["reference_id"]]
+                pcm = add_noise(
+                    synthesize(ref.text, system, Path(tmp)),
+                    system.snr_db,
+                    f"{seed}:{system.id}:{ref.id}",
+                )
+                hyp = decode_pcm(_decoder(system, ref.fold, out), pcm)
+                report.append({
+                    "system": system.id,
+                    "reference_id": ref.id,
+                    "same": hyp == row["hypothesis"]
+                    and hashlib.sha256(pcm).hexdigest()[:16] == row["audio_sha256"],
+                })  # fmt: skip
+    return report

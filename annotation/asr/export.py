@@ -44,6 +44,10 @@ def collect(out: str | Path, *, split_seed: int = 12) -> dict[str, Any]:
     from annotation.synth.generate import assign_group_splits
 
     out = Path(out)
+    if not (out / "manifest.json").is_file():
+        raise InputError(
+            f"{out / 'manifest.json'} not found; run `python -m annotation.asr build` first"
+        )
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     refs = {r["id"]: r for r in _read_jsonl(out / "references.jsonl")}
     groups = sorted({r["group"] for r in refs.values()})

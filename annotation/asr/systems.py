@@ -87,8 +87,14 @@ class SystemConfig:
         return dataclasses.asdict(self)
 
     def decoder_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``pocketsphinx.Decoder`` (model paths are added by the caller)."""
+        """Keyword arguments for ``pocketsphinx.Decoder`` (model paths are added by the caller).
+
+        Cepstral mean normalization is ``batch`` (the mean of the utterance itself): pocketsphinx's
+        default ``live`` CMN carries its estimate from one utterance to the next, so a hypothesis
+        would depend on which utterances the decoder saw before (and a resumed build would differ
+        from an uninterrupted one)."""
         return {
+            "cmn": "batch",
             "beam": float(self.beam),
             "wbeam": float(self.wbeam),
             "pbeam": float(self.pbeam),

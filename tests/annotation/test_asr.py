@@ -222,7 +222,8 @@ def test_default_systems_valid_and_distinct() -> None:
     assert parse_systems([s.to_dict() for s in DEFAULT_SYSTEMS]) == tuple(DEFAULT_SYSTEMS)
     assert all(s.voice != "en-us" for s in DEFAULT_SYSTEMS)  # the plain voice decodes badly
     opts = DEFAULT_SYSTEMS[0].decoder_options()
-    assert set(opts) == {"beam", "wbeam", "pbeam", "maxhmmpf", "fwdflat", "bestpath", "lw"}
+    assert set(opts) == {"cmn", "beam", "wbeam", "pbeam", "maxhmmpf", "fwdflat", "bestpath", "lw"}
+    assert opts["cmn"] == "batch"  # live CMN makes a hypothesis depend on earlier utterances
 
 
 @pytest.mark.parametrize(
@@ -458,3 +459,15 @@ def test_asr_imports_no_torch_and_no_pocketsphinx_at_import() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == ""
+
+
+def test_cli_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from annotation.asr.__main__ import main
+
+    bad = tmp_path / "systems.json"
+    bad.write_text('[{"id": "a", "voice": "en-us+f5", "beam": 5}]', encoding="utf-8")
+    assert main(["build", str(tmp_path / "out"), "--systems", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: a: beam must be") and "\n" not in err
+    assert main(["export", str(tmp_path / "nothing")]) == 2
+    assert "run `python -m annotation.asr build` first" in capsys.readouterr().err
