@@ -73,6 +73,17 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _cmd_card(args: argparse.Namespace) -> int:
+    from annotation.asr.card import render_card
+
+    text = render_card(args.out)
+    target = args.card or args.out / "data_card.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    _log(f"wrote {target}")
+    return 0
+
+
 def _export_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split-seed", type=int, default=12, help="seed of the grouped split")
     parser.add_argument("--sheet-gaps", type=int, default=2500, help="gaps to put on sheets")
@@ -99,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("out", type=Path)
     _export_flags(e)
     e.set_defaults(func=_cmd_export)
+    c = sub.add_parser("card", help="render the data card from the build's files")
+    c.add_argument("out", type=Path)
+    c.add_argument("--out", dest="card", type=Path, help="card path (default OUT/data_card.md)")
+    c.set_defaults(func=_cmd_card)
     v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
     v.add_argument("out", type=Path)
     v.add_argument("--n", type=int, default=3, help="utterances per system")

@@ -103,7 +103,7 @@ def tool_versions() -> dict[str, str]:
     _pocketsphinx()
     return {
         "espeak-ng": espeak,
-        "sox": sox.replace("sox:", "").strip(),
+        "sox": sox.rsplit(" ", 1)[-1],  # "sox:      SoX v14.4.2" -> "v14.4.2"
         "pocketsphinx": version("pocketsphinx"),
         "python": sys.version.split()[0],
     }

@@ -358,7 +358,19 @@ def test_collect_split_and_sheets(tmp_path: Path) -> None:
     out = tmp_path / "asr"
     (out / "decodes").mkdir(parents=True)
     systems = [SystemConfig(id="a", voice="en-us+f5"), SystemConfig(id="b", voice="en-us+f2")]
-    _write_json(out / "manifest.json", {"config": {"systems": [s.to_dict() for s in systems]}})
+    from annotation.asr.build import BuildConfig
+
+    config = BuildConfig(systems=tuple(systems)).to_dict()
+    lm = {
+        "sentences": 9,
+        "vocabulary": 5,
+        "ngrams": {"1": 5, "2": 7, "3": 8},
+        "held_out_references": 3,
+    }
+    _write_json(out / "manifest.json", {
+        "config": config, "references": 7, "reference_words": 30, "distractors": 0,
+        "oov_reference_words": 0, "tools": {"sox": "v1"}, "lm": {"fold0": lm, "fold1": lm},
+    })  # fmt: skip
     texts = ["Turn left at the light.", "Call mom at seven.", "Set an alarm for nine.",
              "Don't unlock the door.", "Meet me on Friday.", "Send the blue box today."]  # fmt: skip
     refs = [{"id": f"r{i}.f{i % 2}", "group": f"g{i // 2}", "fold": i % 2, "domain": "everyday",
@@ -410,6 +422,11 @@ def test_collect_split_and_sheets(tmp_path: Path) -> None:
         filled.append(g)
     result = import_sheets(filled)
     assert len(result.records) == m["pairs"] and not result.rejected
+    from annotation.asr.card import render_card
+
+    card = render_card(out)
+    assert "| `a` | `en-us+f5` |" in card and "| `b` | `en-us+f2` |" in card
+    assert f"{m['gaps']} gap rows" in card and "Partial build**: 6 of 7" in card
 
 
 # ---------------------------------------------------------------------------------------------
