@@ -328,6 +328,11 @@ def _decoder(system: SystemConfig, fold: int, out: Path) -> Any:
 
 
 def decode_pcm(decoder: Any, pcm: bytes) -> str:
+    """Decode one utterance from the decoder's initial front-end state.
+
+    ``reinit_feat`` first: the front end keeps state from earlier utterances (even with batch
+    CMN), so without it a hypothesis would depend on what the decoder decoded before (tested)."""
+    decoder.reinit_feat()
     decoder.start_utt()
     decoder.process_raw(pcm, full_utt=True)
     decoder.end_utt()

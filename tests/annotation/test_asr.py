@@ -455,8 +455,14 @@ def test_synthesize_and_decode_end_to_end(tmp_path: Path) -> None:
     assert len(pcm) > 16000  # more than half a second of 16 kHz 16-bit audio
     assert synthesize("Turn left at the light.", system, tmp_path) == pcm  # deterministic
     hyp = decode_pcm(d, pcm)
+    score = d.hyp().score
     errors, n = word_errors("Turn left at the light.", hyp)
     assert errors / n <= 0.4, hyp
+    # The result (down to the path score) does not depend on what the decoder decoded before:
+    # a resumed build must equal an uninterrupted one.
+    noisy = add_noise(synthesize("Call the office at seven.", system, tmp_path), 0.0, "x")
+    decode_pcm(d, noisy)
+    assert (decode_pcm(d, pcm), d.hyp().score) == (hyp, score)
 
 
 def test_asr_imports_no_torch_and_no_pocketsphinx_at_import() -> None:
