@@ -107,9 +107,11 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         '`sha256("{seed}:{system}:{reference}")`. Audio is not kept (its SHA-256 prefix is in '
         "each decode row).",
         "4. **Decoding.** pocketsphinx with the shipped US-English acoustic model, the fold's "
-        "LM and dictionary, batch CMN (per utterance: pocketsphinx's default live CMN makes a "
-        "hypothesis depend on the utterances decoded before it), and the system's search "
-        "settings.",
+        "LM and dictionary, batch CMN, the front end re-initialized before every utterance "
+        "(`reinit_feat`: without it pocketsphinx carries front-end and CMN state from one "
+        "utterance to the next, so a hypothesis would depend on what was decoded before and a "
+        "resumed build would differ from an uninterrupted one; tested), and the system's "
+        "search settings.",
         "5. **Pairs, split, sheets** (`python -m annotation.asr export OUT`, also run at the end "
         "of `build`).",
         "",
