@@ -1,0 +1,135 @@
+"""Command line: ``python -m annotation.asr build OUT`` (see :mod:`annotation.asr`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sitar.errors import SitarError
+
+__all__ = ["main"]
+
+
+def _log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from annotation.asr.build import BuildConfig, run_build
+    from annotation.asr.systems import DEFAULT_SYSTEMS, load_systems
+
+    systems = load_systems(args.systems) if args.systems else tuple(DEFAULT_SYSTEMS)
+    config = BuildConfig(seed=args.seed, folds=args.folds, limit=args.limit, systems=systems)
+    counts = run_build(args.out, config, log=_log, stop_after_s=args.stop_after)
+    _log(f"decodes per system: {counts}")
+    if args.no_export:
+        return 0
+    _collect(args)
+    _sheets(args)
+    return 0
+
+
+def _collect(args: argparse.Namespace) -> None:
+    from annotation.asr.export import collect
+
+    summary = collect(args.out, split_seed=args.split_seed)
+    _log(
+        f"wrote {summary['pairs']} pairs over {summary['references_decoded']} references to "
+        f"{args.out / 'pairs.jsonl'}; splits.json, summary.json"
+    )
+    for system, row in summary["systems"].items():
+        _log(
+            f"  {system}: WER {row['wer']:.4f} over {row['pairs']} pairs, exact {row['exact']:.3f}"
+        )
+
+
+def _sheets(args: argparse.Namespace) -> None:
+    from annotation.asr.export import export_sheets
+
+    m = export_sheets(args.out, target_gaps=args.sheet_gaps, seed=args.sheet_seed)
+    _log(
+        f"wrote {len(m['sheets'])} sheets with {m['gaps']} gaps ({m['pairs']} pairs, "
+        f"{m['references']} references) to {args.out / 'sheets'}"
+    )
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    _collect(args)
+    _sheets(args)
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from annotation.asr.build import verify
+
+    report = verify(args.out, n=args.n)
+    bad = [r for r in report if not r["same"]]
+    _log(f"re-decoded {len(report)} utterances: {len(report) - len(bad)} identical")
+    for r in bad:
+        _log(f"  differs: {r['system']}/{r['reference_id']}")
+    return 1 if bad else 0
+
+
+def _cmd_card(args: argparse.Namespace) -> int:
+    from annotation.asr.card import render_card
+
+    text = render_card(args.out)
+    target = args.card or args.out / "data_card.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    _log(f"wrote {target}")
+    return 0
+
+
+def _export_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split-seed", type=int, default=12, help="seed of the grouped split")
+    parser.add_argument("--sheet-gaps", type=int, default=2500, help="gaps to put on sheets")
+    parser.add_argument("--sheet-seed", type=int, default=12, help="seed of the sheet sample")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m annotation.asr",
+        description="Real recognizer output: espeak-ng + sox + pocketsphinx over the pool",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="synthesize and decode every reference (resumable)")
+    b.add_argument("out", type=Path, help="output folder (audio is not kept; data is)")
+    b.add_argument("--systems", type=Path, help="JSON list of systems (default: the built-in)")
+    b.add_argument("--seed", type=int, default=12)
+    b.add_argument("--folds", type=int, default=5)
+    b.add_argument("--limit", type=int, help="only the first N references of the seeded order")
+    b.add_argument("--stop-after", type=float, help="stop cleanly after this many seconds")
+    b.add_argument("--no-export", action="store_true", help="decode only (no pairs, sheets)")
+    _export_flags(b)
+    b.set_defaults(func=_cmd_build)
+    e = sub.add_parser("export", help="pairs.jsonl, splits and sheets from the decodes so far")
+    e.add_argument("out", type=Path)
+    _export_flags(e)
+    e.set_defaults(func=_cmd_export)
+    c = sub.add_parser("card", help="render the data card from the build's files")
+    c.add_argument("out", type=Path)
+    c.add_argument("--out", dest="card", type=Path, help="card path (default OUT/data_card.md)")
+    c.set_defaults(func=_cmd_card)
+    v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
+    v.add_argument("out", type=Path)
+    v.add_argument("--n", type=int, default=3, help="utterances per system")
+    v.set_defaults(func=_cmd_verify)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except SitarError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

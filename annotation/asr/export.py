@@ -1,0 +1,182 @@
+"""After decoding: pair records, the grouped split, and blank single-gap sheets for hand labels.
+
+* :func:`collect` joins ``references.jsonl`` and ``decodes/*.jsonl`` into ``pairs.jsonl``
+  (:mod:`.records`), draws the train / validation / test split **per pool item** (so per
+  reference: every hypothesis of a reference, from every system, and every fill of a template
+  land in one split; :func:`annotation.synth.generate.assign_group_splits`, 75 / 10 / 15, seeded)
+  into ``splits.json``, and writes per-system WER and counts to ``summary.json``.
+* :func:`export_sheets` samples references in a seeded order and takes, for each, every pair
+  whose hypothesis differs from the reference (one pair per distinct hypothesis: systems that
+  wrote the same hypothesis share it; ``also_systems`` in the pair file says which), until the
+  pairs hold at least ``target_gaps`` CGD gaps. References are never split across sheets. Each
+  sheet is written by the existing human-sheet path, ``python -m annotation export-sheet --jsonl
+  sheets/asr-sheet-NN.pairs.jsonl --out sheets/asr-sheet-NN.csv`` (one row per gap with the
+  marked reference and the single-gap hypothesis; ``tier`` and ``rank`` blank), and
+  ``sheets/manifest.json`` records the seed, the sampling rule and the counts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from annotation.asr.build import _write_json, _write_lines, read_decodes
+from annotation.asr.records import make_pair, read_pairs, system_wer, write_pairs
+from sitar import segment
+from sitar.errors import InputError
+
+__all__ = ["SPLIT_FRACTIONS", "collect", "export_sheets"]
+
+SPLIT_FRACTIONS = (0.75, 0.10, 0.15)
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise InputError(f"{path} not found; run `python -m annotation.asr build` first")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def collect(out: str | Path, *, split_seed: int = 12) -> dict[str, Any]:
+    """Write ``pairs.jsonl``, ``splits.json`` and ``summary.json``; returns the summary."""
+    from annotation.synth.generate import assign_group_splits
+
+    out = Path(out)
+    if not (out / "manifest.json").is_file():
+        raise InputError(
+            f"{out / 'manifest.json'} not found; run `python -m annotation.asr build` first"
+        )
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    refs = {r["id"]: r for r in _read_jsonl(out / "references.jsonl")}
+    groups = sorted({r["group"] for r in refs.values()})
+    split_of = assign_group_splits(groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
+    _write_json(
+        out / "splits.json",
+        {
+            "by": "group (pool item or template id; all references and hypotheses of a group "
+            "share a split)",
+            "fractions": list(SPLIT_FRACTIONS),
+            "seed": split_seed,
+            "groups": split_of,
+        },
+    )
+    pairs = []
+    for system in manifest["config"]["systems"]:
+        for rid, row in sorted(read_decodes(out / "decodes" / f"{system['id']}.jsonl").items()):
+            if rid not in refs:
+                raise InputError(f"decode of unknown reference {rid!r} ({system['id']})")
+            pairs.append(make_pair(refs[rid], row, split_of[refs[rid]["group"]]))
+    n = write_pairs(out / "pairs.jsonl", pairs)
+    per_split = Counter(p["split"] for p in pairs)
+    summary = {
+        "pairs": n,
+        "references_decoded": len({p["reference_id"] for p in pairs}),
+        "references": len(refs),
+        "systems": system_wer(pairs),
+        "pairs_per_split": dict(sorted(per_split.items())),
+        "references_per_split": dict(
+            sorted(Counter(split_of[r["group"]] for r in refs.values()).items())
+        ),
+        "split_seed": split_seed,
+    }
+    _write_json(out / "summary.json", summary)
+    return summary
+
+
+def export_sheets(
+    out: str | Path,
+    *,
+    target_gaps: int = 2500,
+    seed: int = 12,
+    gaps_per_sheet: int = 250,
+    analyzer: str = "lexicon",
+) -> dict[str, Any]:
+    """Sample pairs (grouped by reference) and write blank sheets under ``out/sheets``."""
+    from annotation.__main__ import main as annotation_main
+
+    out = Path(out)
+    if target_gaps < 1 or gaps_per_sheet < 1:
+        raise InputError("target_gaps and gaps_per_sheet must be positive")
+    pairs = read_pairs(out / "pairs.jsonl")
+    by_ref: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for p in pairs:
+        if p["errors"] > 0:
+            by_ref[p["reference_id"]].append(p)
+    order = sorted(by_ref)
+    random.Random(f"{seed}:sheets").shuffle(order)
+    sheets: list[list[dict[str, Any]]] = [[]]
+    sheet_gaps = [0]
+    total = 0
+    per_system: Counter[str] = Counter()
+    per_split: Counter[str] = Counter()
+    n_refs = 0
+    for rid in order:
+        if total >= target_gaps:
+            break
+        distinct: dict[str, dict[str, Any]] = {}
+        for p in sorted(by_ref[rid], key=lambda p: p["system"]):
+            key = " ".join(p["hypothesis"].split())
+            if key in distinct:
+                distinct[key]["also_systems"].append(p["system"])
+                continue
+            distinct[key] = {
+                "id": p["id"],
+                "reference": p["reference"],
+                "hypothesis": p["hypothesis"],
+                "system": p["system"],
+                "also_systems": [],
+                "split": p["split"],
+                "wer": p["wer"],
+            }
+        rows = list(distinct.values())
+        gaps = 0
+        for row in rows:
+            n = len(segment(row["reference"], row["hypothesis"], analyzer=analyzer).gaps)
+            row["gaps"] = n
+            gaps += n
+            per_system[row["system"]] += n
+            per_split[row["split"]] += n
+        if sheet_gaps[-1] and sheet_gaps[-1] + gaps > gaps_per_sheet:
+            sheets.append([])
+            sheet_gaps.append(0)
+        sheets[-1].extend(rows)
+        sheet_gaps[-1] += gaps
+        total += gaps
+        n_refs += 1
+    sheet_dir = out / "sheets"
+    sheet_dir.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k, rows in enumerate(sheets, 1):
+        stem = sheet_dir / f"asr-sheet-{k:02d}"
+        _write_lines(
+            stem.with_suffix(".pairs.jsonl"),
+            (json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows),
+        )
+        argv = ["export-sheet", "--jsonl", str(stem.with_suffix(".pairs.jsonl")),
+                "--out", str(stem.with_suffix(".csv")), "--analyzer", analyzer]  # fmt: skip
+        code = annotation_main(argv)
+        if code != 0:
+            raise InputError(f"export-sheet failed for {stem.name} (exit {code})")
+        files.append({"sheet": stem.with_suffix(".csv").name, "pairs": len(rows),
+                      "gaps": sheet_gaps[k - 1]})  # fmt: skip
+    manifest = {
+        "sampling": "references in a seeded order (random.Random(f'{seed}:sheets') over sorted "
+        "reference ids with at least one erroneous hypothesis); per reference every distinct "
+        "erroneous hypothesis (systems sharing it listed in also_systems); stop once the gaps "
+        "reach target_gaps; a reference never crosses sheets",
+        "seed": seed,
+        "target_gaps": target_gaps,
+        "analyzer": analyzer,
+        "gaps": total,
+        "pairs": sum(len(s) for s in sheets),
+        "references": n_refs,
+        "gaps_per_system": dict(sorted(per_system.items())),
+        "gaps_per_split": dict(sorted(per_split.items())),
+        "sheets": files,
+        "export_command": "python -m annotation export-sheet --jsonl sheets/NAME.pairs.jsonl "
+        f"--out sheets/NAME.csv --analyzer {analyzer}",
+    }
+    _write_json(sheet_dir / "manifest.json", manifest)
+    return manifest

@@ -1,0 +1,496 @@
+"""annotation.asr: ARPA writer, spoken forms, folds and LM text, systems, resume, pair records,
+sheets; one end-to-end synthesize-and-decode test when espeak-ng, sox and pocketsphinx exist."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from annotation.asr.arpa import ArpaModel, build_model, read_arpa, write_arpa
+from annotation.asr.build import add_noise, append_decode, pending, read_decodes
+from annotation.asr.corpus import AsrReference, fold_of, lm_sentences, perturb
+from annotation.asr.normalize import lm_words, spoken_form
+from annotation.asr.records import (
+    edit_distance,
+    make_pair,
+    read_pairs,
+    system_wer,
+    word_errors,
+    write_pairs,
+)
+from annotation.asr.systems import DEFAULT_SYSTEMS, SystemConfig, load_systems, parse_systems
+from sitar.errors import InputError
+
+HAVE_TOOLS = bool(shutil.which("espeak-ng") and shutil.which("sox"))
+try:
+    import pocketsphinx
+
+    HAVE_PS = True
+except ImportError:
+    HAVE_PS = False
+needs_ps = pytest.mark.skipif(
+    not HAVE_PS, reason="pocketsphinx is not installed (pip install 'sitar[asr]')"
+)
+needs_all = pytest.mark.skipif(
+    not (HAVE_PS and HAVE_TOOLS),
+    reason="needs espeak-ng and sox (apt-get install espeak-ng sox) and pocketsphinx",
+)
+
+SENTS = [s.split() for s in (
+    "turn left at the light", "turn right at the light", "call mom now", "set an alarm for seven",
+    "do not unlock the door", "turn left now", "the light is red", "call the office at seven",
+)]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# ARPA writer
+# ---------------------------------------------------------------------------------------------
+
+
+def _vocab(m: ArpaModel) -> list[str]:
+    return [w for w in m.vocabulary if w != "<s>"]
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_arpa_distributions_normalise(order: int) -> None:
+    m = build_model(SENTS, order=order)
+    vocab = _vocab(m)
+    rng = random.Random(0)
+    histories = [(), ("<s>",), ("turn",), ("<s>", "turn"), ("turn", "left")]
+    histories += [tuple(rng.choice([*vocab, "<s>"]) for _ in range(order - 1)) for _ in range(30)]
+    for h in histories:
+        total = sum(m.prob(w, h) for w in vocab)
+        assert total == pytest.approx(1.0, abs=1e-9), (h, total)
+
+
+def test_arpa_seen_ngram_beats_backoff_and_unseen_history_backs_off() -> None:
+    m = build_model(SENTS, order=3)
+    # "turn left" seen twice, "turn call" never: the seen continuation is far more likely.
+    assert m.prob("left", ("<s>", "turn")) > 10 * m.prob("call", ("<s>", "turn"))
+    # An unseen history has no back-off weight (log10 1 = 0): it equals the shorter history.
+    assert ("door", "seven") not in m.backoff
+    assert m.log10_prob("the", ("door", "seven")) == m.log10_prob("the", ("seven",))
+    with pytest.raises(InputError, match="not in the model"):
+        m.log10_prob("banana", ())
+
+
+def test_arpa_file_format_roundtrip(tmp_path: Path) -> None:
+    m = build_model(SENTS, order=3)
+    path = tmp_path / "lm.arpa"
+    write_arpa(m, path)
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[1] == "\\data\\" and lines[-1] == "\\end\\"
+    for n in (1, 2, 3):
+        declared = int(next(ln for ln in lines if ln.startswith(f"ngram {n}=")).split("=")[1])
+        start = lines.index(f"\\{n}-grams:") + 1
+        body = lines[start : lines.index("", start)]
+        assert len(body) == declared
+        fields = {len(row.split("\t")) for row in body}
+        # highest-order rows carry no back-off weight; lower orders carry one where a history
+        assert fields == ({2} if n == 3 else {2, 3})
+    assert "-99.000000\t<s>\t" in text
+    back = read_arpa(path)
+    assert back.order == 3 and set(back.logprob) == set(m.logprob)
+    for g, lp in m.logprob.items():
+        assert back.logprob[g] == pytest.approx(lp, abs=1e-6)
+    # deterministic bytes
+    write_arpa(build_model(SENTS, order=3), tmp_path / "again.arpa")
+    assert (tmp_path / "again.arpa").read_bytes() == path.read_bytes()
+
+
+def test_arpa_rejects_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no sentences"):
+        build_model([[]])
+    with pytest.raises(InputError, match="invalid LM word"):
+        build_model([["a b"]])
+    with pytest.raises(InputError, match="order"):
+        build_model(SENTS, order=0)
+    bad = tmp_path / "bad.arpa"
+    bad.write_text("\\data\\\nngram 1=3\n\n\\1-grams:\n-1.0\ta\n\n\\end\\\n", encoding="utf-8")
+    with pytest.raises(InputError, match="declares 3 1-grams"):
+        read_arpa(bad)
+
+
+@needs_ps
+def test_pocketsphinx_loads_our_arpa(tmp_path: Path) -> None:
+    from annotation.asr.build import model_paths
+    from annotation.asr.corpus import dictionary_entries
+
+    paths = model_paths()
+    entries = dictionary_entries(paths["dict"])
+    m = build_model(SENTS, order=3)
+    write_arpa(m, tmp_path / "lm.arpa")
+    vocab = _vocab(m)[: -0 or None]
+    (tmp_path / "lm.dict").write_text(
+        "".join(line + "\n" for w in vocab if w != "</s>" for line in entries[w]), encoding="utf-8"
+    )
+    d = pocketsphinx.Decoder(
+        hmm=str(paths["hmm"]), lm=str(tmp_path / "lm.arpa"), dict=str(tmp_path / "lm.dict"),
+        loglevel="FATAL",
+    )  # fmt: skip
+    d.start_utt()
+    d.process_raw(b"\0\0" * 8000, full_utt=True)  # half a second of silence
+    d.end_utt()
+    hyp = d.hyp()
+    assert hyp is None or set((hyp.hypstr or "").split()) <= set(vocab)
+
+
+# ---------------------------------------------------------------------------------------------
+# Spoken forms, folds, LM text
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "spoken"),
+    [
+        ("Refund £312.40 now.", "Refund three hundred twelve pounds forty now."),
+        ("Meet at 10:42 or 9:05.", "Meet at ten forty-two or nine oh five."),
+        ("On the 3rd, in 1989.", "On the third, in nineteen eighty-nine."),
+        ("Order KX-40917 please", "Order k x four zero nine one seven please"),
+        ("Call 07700 900", "Call zero seven seven zero zero nine hundred"),
+        ("up 20% to 4.5", "up twenty percent to four point five"),
+        ("a café in the 1990s", "a cafe in the nineteen nineties"),
+        ("£1,280 at 16:00", "one thousand two hundred eighty pounds at sixteen hundred"),
+    ],
+)
+def test_spoken_form(written: str, spoken: str) -> None:
+    assert spoken_form(written, known=set()) == spoken
+
+
+def test_spoken_form_capitals_and_words() -> None:
+    assert spoken_form("Pay the VAT to NATO", known={"nato"}) == "Pay the v a t to NATO"
+    assert lm_words("I'd like Forty-two, please.") == ["i'd", "like", "forty", "two", "please"]
+
+
+def _ref(rid: str, text: str, fold: int) -> AsrReference:
+    return AsrReference(rid, rid, "everyday", text, text, fold)
+
+
+def test_folds_are_stable_and_lm_text_holds_out_the_fold() -> None:
+    assert fold_of("cc-0001", folds=5, seed=12) == fold_of("cc-0001", folds=5, seed=12)
+    assert {fold_of(f"g{i}", folds=5, seed=12) for i in range(200)} == set(range(5))
+    refs = [
+        _ref("r0", "Meet me on Monday at seven", 0),
+        _ref("r1", "Please call the office", 0),
+        _ref("r2", "Turn left at the light", 1),
+        _ref("r3", "Please call the", 1),  # equals a segment of nothing; kept
+    ]
+    known = {w for r in refs for w in r.words} | {"tuesday", "eight"}
+    dist = [_ref("d0", "Meet me on Friday at nine", 0)]
+    text = lm_sentences(0, refs, dist, known=known | {"friday", "nine"}, variants=4, seed=1)
+    as_tuples = {tuple(s) for s in text}
+    assert ("meet", "me", "on", "monday", "at", "seven") not in as_tuples
+    assert ("please", "call", "the", "office") not in as_tuples
+    assert ("turn", "left", "at", "the", "light") in as_tuples  # other fold: in the text
+    assert ("meet", "me", "on", "friday", "at", "nine") in as_tuples  # distractor
+    # variants of the held-out reference are there (a slot changed)
+    assert any(len(s) == 6 and s[:3] == ["meet", "me", "on"] for s in text)
+    # an OOV word splits a sentence: n-grams never span it
+    split = lm_sentences(
+        1,
+        [_ref("x", "call the zork office now", 0)],
+        [],
+        known={"call", "the", "office", "now"},
+        variants=0,
+        seed=1,
+    )
+    assert split == [["call", "the"], ["office", "now"]]
+
+
+def test_perturb_changes_a_slot_deterministically() -> None:
+    words = lm_words("Don't send it on Friday to Lena")
+    a = perturb(words, random.Random("s"), ["apple"])
+    assert a != words and a == perturb(words, random.Random("s"), ["apple"])
+    plain = lm_words("the quick brown animal jumps")
+    assert perturb(plain, random.Random(3), ["zebra"]).count("zebra") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Systems
+# ---------------------------------------------------------------------------------------------
+
+
+def test_default_systems_valid_and_distinct() -> None:
+    assert 3 <= len(DEFAULT_SYSTEMS) <= 5
+    assert parse_systems([s.to_dict() for s in DEFAULT_SYSTEMS]) == tuple(DEFAULT_SYSTEMS)
+    assert all(s.voice != "en-us" for s in DEFAULT_SYSTEMS)  # the plain voice decodes badly
+    opts = DEFAULT_SYSTEMS[0].decoder_options()
+    assert set(opts) == {"cmn", "beam", "wbeam", "pbeam", "maxhmmpf", "fwdflat", "bestpath", "lw"}
+    assert opts["cmn"] == "batch"  # live CMN makes a hypothesis depend on earlier utterances
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "non-empty"),
+        ({"id": "a"}, "non-empty JSON list"),
+        ([{"id": "a", "voice": "en-us+f5", "speed": 3}], "unknown field"),
+        ([{"voice": "en-us+f5"}], "missing field"),
+        ([{"id": "A B", "voice": "en-us+f5"}], "system id"),
+        ([{"id": "a", "voice": "en us"}], "voice"),
+        ([{"id": "a", "voice": "en-us+f5", "rate": 20}], "rate"),
+        ([{"id": "a", "voice": "en-us+f5", "beam": 2}], "beam"),
+        ([{"id": "a", "voice": "en-us+f5", "snr_db": "10"}], "snr_db"),
+        ([{"id": "a", "voice": "en-us+f5", "fwdflat": 1}], "fwdflat"),
+        ([{"id": "a", "voice": "en-us+f5"}, {"id": "a", "voice": "en-us+f2"}], "duplicate"),
+    ],
+)
+def test_system_parsing_errors(data: object, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_systems(data)
+
+
+def test_load_systems_file(tmp_path: Path) -> None:
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps([{"id": "x", "voice": "en-us+klatt", "snr_db": 10}]), encoding="utf-8")
+    (s,) = load_systems(p)
+    assert s == SystemConfig(id="x", voice="en-us+klatt", snr_db=10)
+    p.write_text("[", encoding="utf-8")
+    with pytest.raises(InputError, match="invalid JSON"):
+        load_systems(p)
+    with pytest.raises(InputError, match="not found"):
+        load_systems(tmp_path / "missing.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# Resume
+# ---------------------------------------------------------------------------------------------
+
+
+def _row(rid: str, hyp: str = "x") -> dict[str, object]:
+    return {"reference_id": rid, "system": "a", "hypothesis": hyp}
+
+
+def test_resume_skips_finished_and_repairs_a_torn_line(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    assert read_decodes(path) == {}
+    append_decode(path, _row("r1"))
+    append_decode(path, _row("r2"))
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"reference_id": "r3", "hyp')  # crash mid-write
+    done = read_decodes(path, repair=True)
+    assert set(done) == {"r1", "r2"}
+    assert path.read_text(encoding="utf-8").endswith("}\n")
+    append_decode(path, _row("r3"))
+    assert set(read_decodes(path)) == {"r1", "r2", "r3"}
+    refs = [_ref(f"r{i}", "a b", 0) for i in range(1, 5)]
+    sa, sb = SystemConfig(id="a", voice="en-us+f5"), SystemConfig(id="b", voice="en-us+f2")
+    todo = pending(refs, [sa, sb], {"a": set(read_decodes(path))})
+    assert [(r.id, s.id) for r, s in todo] == [
+        ("r1", "b"),
+        ("r2", "b"),
+        ("r3", "b"),
+        ("r4", "a"),
+        ("r4", "b"),
+    ]
+
+
+def test_resume_keeps_a_complete_last_line_and_rejects_garbage(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(_row("r1")) + "\n" + json.dumps(_row("r2")), encoding="utf-8")
+    assert set(read_decodes(path, repair=True)) == {"r1", "r2"}
+    assert path.read_text(encoding="utf-8").endswith("}\n")
+    path.write_text("not json\n" + json.dumps(_row("r2")) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 1"):
+        read_decodes(path)
+
+
+def test_noise_is_seeded() -> None:
+    pcm = bytes(range(256)) * 40
+    assert add_noise(pcm, None, "s") == pcm
+    a, b, c = add_noise(pcm, 10.0, "s"), add_noise(pcm, 10.0, "s"), add_noise(pcm, 10.0, "t")
+    assert a == b and a != c and len(a) == len(pcm)
+    import numpy as np
+
+    x = np.frombuffer(pcm, "<i2").astype(float)
+    n = np.frombuffer(a, "<i2").astype(float) - x
+    snr = 10 * math.log10(np.mean(x**2) / np.mean(n**2))
+    assert snr == pytest.approx(10.0, abs=0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pair records
+# ---------------------------------------------------------------------------------------------
+
+
+def test_word_errors_and_pairs(tmp_path: Path) -> None:
+    assert edit_distance("a b c".split(), "a x c d".split()) == 2
+    assert edit_distance([], ["a"]) == 1
+    assert word_errors("Turn LEFT, at the light.", "turn right at the light") == (1, 5)
+    ref = {"id": "r1", "group": "g1", "fold": 2, "domain": "everyday",
+           "text": "I'd turn left.", "original": "I'd turn left."}  # fmt: skip
+    p = make_pair(ref, {"reference_id": "r1", "system": "b", "hypothesis": "id turn right"}, "test")
+    assert (p["id"], p["errors"], p["reference_words"], p["wer"]) == ("b/r1", 1, 3, 0.333333)
+    q = make_pair(ref, {"reference_id": "r1", "system": "a", "hypothesis": "i'd turn left"}, "test")
+    assert q["wer"] == 0.0
+    with pytest.raises(InputError, match="paired with"):
+        make_pair(ref, {"reference_id": "r2", "system": "a", "hypothesis": ""}, None)
+    path = tmp_path / "pairs.jsonl"
+    assert write_pairs(path, [p, q]) == 2
+    back = read_pairs(path)
+    assert [r["id"] for r in back] == ["a/r1", "b/r1"]  # sorted by system
+    assert back[1] == p
+    assert system_wer(back) == {
+        "a": {"wer": 0.0, "pairs": 1, "exact": 1.0},
+        "b": {"wer": 0.3333, "pairs": 1, "exact": 0.0},
+    }
+    with pytest.raises(InputError, match="duplicate"):
+        write_pairs(path, [p, p])
+    path.write_text('{"id": 1}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="not a sitar-asr-pair-1"):
+        read_pairs(path)
+
+
+def test_collect_split_and_sheets(tmp_path: Path) -> None:
+    """A fake build folder -> pairs, grouped split, sheets that import back once filled."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.build import _write_json
+    from annotation.asr.export import collect, export_sheets
+    from annotation.sheets import import_sheets
+
+    out = tmp_path / "asr"
+    (out / "decodes").mkdir(parents=True)
+    systems = [SystemConfig(id="a", voice="en-us+f5"), SystemConfig(id="b", voice="en-us+f2")]
+    from annotation.asr.build import BuildConfig
+
+    config = BuildConfig(systems=tuple(systems)).to_dict()
+    lm = {
+        "sentences": 9,
+        "vocabulary": 5,
+        "ngrams": {"1": 5, "2": 7, "3": 8},
+        "held_out_references": 3,
+    }
+    _write_json(out / "manifest.json", {
+        "config": config, "references": 7, "reference_words": 30, "distractors": 0,
+        "oov_reference_words": 0, "tools": {"sox": "v1"}, "lm": {"fold0": lm, "fold1": lm},
+    })  # fmt: skip
+    texts = ["Turn left at the light.", "Call mom at seven.", "Set an alarm for nine.",
+             "Don't unlock the door.", "Meet me on Friday.", "Send the blue box today."]  # fmt: skip
+    refs = [{"id": f"r{i}.f{i % 2}", "group": f"g{i // 2}", "fold": i % 2, "domain": "everyday",
+             "text": t, "original": t} for i, t in enumerate(texts)]  # fmt: skip
+    (out / "references.jsonl").write_text("".join(json.dumps(r) + "\n" for r in refs), "utf-8")
+    hyps = {"a": ["turn right at the light", "call mom at seven", "set an alarm for five",
+                  "don't lock the door", "meet me on friday", "send the blue box to day"],
+            "b": ["turn right at the light", "call tom at heaven", "set alarm for nine",
+                  "do unlock the door", "meet me on thursday", "send the box today"]}  # fmt: skip
+    for s in systems:
+        for r, h in zip(refs, hyps[s.id], strict=True):
+            append_decode(
+                out / "decodes" / f"{s.id}.jsonl",
+                {"reference_id": r["id"], "system": s.id, "hypothesis": h},
+            )
+    summary = collect(out, split_seed=3)
+    assert summary["pairs"] == 12 and summary["references_decoded"] == 6
+    pairs = read_pairs(out / "pairs.jsonl")
+    split_of_group: dict[str, set[str]] = {}
+    for p in pairs:
+        split_of_group.setdefault(p["group"], set()).add(p["split"])
+    assert all(len(v) == 1 for v in split_of_group.values())  # grouped, never by pair
+    m = export_sheets(out, target_gaps=6, seed=1, gaps_per_sheet=4)
+    assert m["gaps"] >= 6 and len(m["sheets"]) >= 2
+    # identical hypotheses of two systems are one pair, with the other system named
+    shared = [json.loads(line) for f in sorted((out / "sheets").glob("*.pairs.jsonl"))
+              for line in f.read_text("utf-8").splitlines()]  # fmt: skip
+    assert len({(r["reference"], r["hypothesis"]) for r in shared}) == len(shared)
+    assert all(r["hypothesis"] != "meet me on friday" for r in shared)  # exact: not sampled
+    # a reference never crosses sheets
+    ref_sheet: dict[str, set[str]] = {}
+    for f in sorted((out / "sheets").glob("*.csv")):
+        with f.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                ref_sheet.setdefault(row["reference"], set()).add(f.name)
+    assert all(len(v) == 1 for v in ref_sheet.values())
+    # fill every tier and import through the existing path
+    filled = []
+    for f in sorted((out / "sheets").glob("*.csv")):
+        with f.open(encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        for row in rows:
+            row["tier"] = "T2"
+        g = tmp_path / f"filled-{f.name}"
+        with g.open("w", encoding="utf-8", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        filled.append(g)
+    result = import_sheets(filled)
+    assert len(result.records) == m["pairs"] and not result.rejected
+    from annotation.asr.card import render_card
+
+    card = render_card(out)
+    assert "| `a` | `en-us+f5` |" in card and "| `b` | `en-us+f2` |" in card
+    assert f"{m['gaps']} gap rows" in card and "Partial build**: 6 of 7" in card
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end (real tools)
+# ---------------------------------------------------------------------------------------------
+
+
+@needs_all
+def test_synthesize_and_decode_end_to_end(tmp_path: Path) -> None:
+    from annotation.asr.build import decode_pcm, model_paths, synthesize
+    from annotation.asr.corpus import dictionary_entries
+
+    system = SystemConfig(id="e2e", voice="en-us+f5", rate=160)
+    sents = [*SENTS, *(s.split() for s in ("turn left at the door", "set the light to red"))]
+    m = build_model(sents, order=3)
+    write_arpa(m, tmp_path / "lm.arpa")
+    entries = dictionary_entries(model_paths()["dict"])
+    (tmp_path / "lm.dict").write_text(
+        "".join(line + "\n" for w in _vocab(m) if w != "</s>" for line in entries[w]), "utf-8"
+    )
+    d = pocketsphinx.Decoder(
+        hmm=str(model_paths()["hmm"]), lm=str(tmp_path / "lm.arpa"),
+        dict=str(tmp_path / "lm.dict"), loglevel="FATAL", **system.decoder_options(),
+    )  # fmt: skip
+    pcm = synthesize("Turn left at the light.", system, tmp_path)
+    assert len(pcm) > 16000  # more than half a second of 16 kHz 16-bit audio
+    assert synthesize("Turn left at the light.", system, tmp_path) == pcm  # deterministic
+    hyp = decode_pcm(d, pcm)
+    score = d.hyp().score
+    errors, n = word_errors("Turn left at the light.", hyp)
+    assert errors / n <= 0.4, hyp
+    # The result (down to the path score) does not depend on what the decoder decoded before:
+    # a resumed build must equal an uninterrupted one.
+    noisy = add_noise(synthesize("Call the office at seven.", system, tmp_path), 0.0, "x")
+    decode_pcm(d, noisy)
+    assert (decode_pcm(d, pcm), d.hyp().score) == (hyp, score)
+
+
+def test_asr_imports_no_torch_and_no_pocketsphinx_at_import() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import annotation.asr, annotation.asr.__main__, annotation.asr.build\n"
+        "import annotation.asr.export, annotation.asr.records, annotation.asr.corpus\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'torch', 'transformers', "
+        "'training', 'pocketsphinx'})\n"
+        "print(','.join(bad))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_cli_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from annotation.asr.__main__ import main
+
+    bad = tmp_path / "systems.json"
+    bad.write_text('[{"id": "a", "voice": "en-us+f5", "beam": 5}]', encoding="utf-8")
+    assert main(["build", str(tmp_path / "out"), "--systems", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: a: beam must be") and "\n" not in err
+    assert main(["export", str(tmp_path / "nothing")]) == 2
+    assert "run `python -m annotation.asr build` first" in capsys.readouterr().err
