@@ -20,6 +20,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from sitar.analyzers import Analyzer, get_analyzer
+from sitar.boundaries import BOUNDARY_PUNCTUATION, BOUNDARY_WORDS, BOUNDARY_WORDS_VERSION
 from sitar.errors import InputError
 from sitar.gaps import Gap, Interval, Segmentation
 from sitar.text import Token, is_token_char, tokenize
@@ -35,17 +36,6 @@ __all__ = [
     "segment",
 ]
 
-#: Version of the informational-boundary rules (word list and punctuation) below; in signatures.
-BOUNDARY_WORDS_VERSION = "1"
-#: Bridge tokens that mark an informational boundary (SPEC §3 [C]), compared on normalized forms.
-BOUNDARY_WORDS = frozenset(
-    {
-        "and", "but", "or", "nor", "so", "yet", "because", "although", "though", "if", "unless",
-        "until", "while", "whereas", "since", "when", "whenever", "where", "after", "before", "once",
-    }
-)  # fmt: skip
-#: Characters that mark an informational boundary anywhere in a bridge's original text.
-BOUNDARY_PUNCTUATION = frozenset(".!?;:…,–—")
 #: A fragment is an atomic gap with at most this many tokens on each side.
 FRAGMENT_MAX_TOKENS = 3
 
