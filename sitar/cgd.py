@@ -474,6 +474,8 @@ def _bridge_text(text: str, tokens: Sequence[Token], start: int, end: int) -> st
 
 
 def _has_boundary_punctuation(text: str) -> bool:
+    if BOUNDARY_PUNCTUATION.isdisjoint(text) and "-" not in text:
+        return False  # the common case, decided in C
     for i, ch in enumerate(text):
         if ch in BOUNDARY_PUNCTUATION:
             return True
@@ -526,14 +528,17 @@ def _admissible_ends(
             )
         link.append(ok)
     # Prefix sums of predicate flags give the predicate count of any envelope in O(1).
-    ref_cum = np.concatenate(([0], np.cumsum(ref_pred)))
-    hyp_cum = np.concatenate(([0], np.cumsum(hyp_pred)))
+    ref_cum = np.concatenate(([0], np.cumsum(ref_pred))).tolist()
+    hyp_cum = np.concatenate(([0], np.cumsum(hyp_pred))).tolist()
+    # J_i never decreases with i (a group's tail is admissible whenever the group is: it has fewer
+    # bridges and a smaller envelope), so one pointer sweeps all atoms: O(m) overall.
     ends = []
+    j = 0
     for i in range(m):
-        j = i
+        j = max(j, i)
+        r0, h0 = atoms[i].ref[0], atoms[i].hyp[0]
         while j + 1 < m and link[j]:
-            r0, r1 = atoms[i].ref[0], atoms[j + 1].ref[1]
-            h0, h1 = atoms[i].hyp[0], atoms[j + 1].hyp[1]
+            r1, h1 = atoms[j + 1].ref[1], atoms[j + 1].hyp[1]
             if ref_cum[r1] - ref_cum[r0] > 1 or hyp_cum[h1] - hyp_cum[h0] > 1:
                 break
             j += 1
@@ -571,19 +576,15 @@ def consolidate_atoms(
     ends = _admissible_ends(
         atoms, reference, hypothesis, ref_tokens, hyp_tokens, ref_pred, hyp_pred, max_bridge_tokens
     )
-    # d[i] = fewest groups covering atoms i..m-1; best[i] = the largest endpoint attaining it.
-    d = [0] * (m + 1)
-    best = [0] * m
-    for i in range(m - 1, -1, -1):
-        d[i] = m + 1
-        for j in range(i, ends[i] + 1):
-            if 1 + d[j + 1] <= d[i]:  # '<=' keeps the largest endpoint on ties
-                d[i], best[i] = 1 + d[j + 1], j
+    # SPEC §3 DP: d[i] = min over j in [i, J_i] of 1 + d[j+1], ties to the largest j. d never
+    # increases with i (dropping a group's first atom leaves an admissible group or one group
+    # fewer), so j = J_i always attains the minimum and wins the tie: the DP decodes to taking
+    # the longest admissible group from each start, in O(m).
     groups = []
     i = 0
     while i < m:
-        groups.append((i, best[i]))
-        i = best[i] + 1
+        groups.append((i, ends[i]))
+        i = ends[i] + 1
     return groups
 
 
