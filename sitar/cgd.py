@@ -7,6 +7,29 @@ the matches between them are short fragments that cross no informational boundar
 envelope holds at most one predicate per side (SPEC §3). The result is a frozen
 :class:`~sitar.gaps.Segmentation`.
 
+How the decomposition stays exact without the ``(n+1) x (m+1)`` matrices SPEC §2 is written with
+(memory O(n + m + K) per region, K the number of candidate blocks; time near-linear for long
+pairs with few errors):
+
+- *Candidates* (§2.2) are the maximal diagonal match runs, found from the cells where a common
+  bigram starts (hash join on bigram codes, in row chunks of bounded size), or from single matches
+  when the region has no common bigram. Nothing is allocated per cell of the region.
+- *Chain DP* (§2.4) is a 2-D dominance maximum: a sweep over ``p`` with a Fenwick tree over the
+  end ``q``, whose keys encode the spec's earliest-index tie-breaks. In large regions a chain
+  near the main diagonal gives a floor on the optimum, and candidates that provably cannot reach
+  it are dropped; the proof that this never changes the chosen chain is in :func:`_best_chain`.
+- *Filter* (§2.5): every pair of a chain block passes or fails together (``E+`` and ``E-`` are
+  constant along a run of matches), so one test per block suffices. It is settled by exact
+  certificates where possible -- the chain's own path being optimal, the diagonal band, the
+  bound from one optimal alignment computed by rapidfuzz -- and otherwise by exact prefix and
+  suffix distances from a bit-parallel (Myers/Hyyrö) sweep over only the rows and columns needed.
+  See :func:`_retained_blocks`.
+
+Every shortcut decides exactly what SPEC §2 decides; none is a heuristic that may differ. The
+property tests compare this code with the literal reference (``tests/cgd_reference.py``) and with
+the previous dense implementation (``tests/cgd_exact_v1.py``), with each code path forced on.
+Consolidation (§3) is O(m) in the number of atomic gaps (see :func:`consolidate_atoms`).
+
 Everything here is deterministic: same inputs, same package and analyzer versions, same output.
 """
 
