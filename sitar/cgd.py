@@ -524,22 +524,18 @@ def _bridge_has_boundary(
     return False
 
 
-def _admissible_ends(
+def _links(
     atoms: Sequence[AtomicGap],
     reference: str,
     hypothesis: str,
     ref_tokens: Sequence[Token],
     hyp_tokens: Sequence[Token],
-    ref_pred: np.ndarray,
-    hyp_pred: np.ndarray,
     max_bridge_tokens: int | None,
-) -> list[int]:
-    """``J_i`` for each ``i``: admissible endpoints from ``i`` are exactly ``{i, ..., J_i}``."""
-    m = len(atoms)
-    # link[k]: whether atoms k and k+1 may sit in one group as far as their pair is concerned
-    # (conditions 1 and 2 and the optional bridge limit).
+) -> list[bool]:
+    """``link[k]``: whether atoms ``k`` and ``k+1`` may sit in one group as far as their pair is
+    concerned (conditions 1 and 2 of SPEC §3 and the optional bridge limit)."""
     link = []
-    for k in range(m - 1):
+    for k in range(len(atoms) - 1):
         a, b = atoms[k], atoms[k + 1]
         bridges = ((a.ref[1], b.ref[0]), (a.hyp[1], b.hyp[0]))
         ok = _is_fragment(a) or _is_fragment(b)
@@ -550,6 +546,14 @@ def _admissible_ends(
                 (reference, hypothesis), (ref_tokens, hyp_tokens), bridges
             )
         link.append(ok)
+    return link
+
+
+def _admissible_ends(
+    atoms: Sequence[AtomicGap], link: list[bool], ref_pred: np.ndarray, hyp_pred: np.ndarray
+) -> list[int]:
+    """``J_i`` for each ``i``: admissible endpoints from ``i`` are exactly ``{i, ..., J_i}``."""
+    m = len(atoms)
     # Prefix sums of predicate flags give the predicate count of any envelope in O(1).
     ref_cum = np.concatenate(([0], np.cumsum(ref_pred))).tolist()
     hyp_cum = np.concatenate(([0], np.cumsum(hyp_pred))).tolist()
@@ -584,7 +588,9 @@ def consolidate_atoms(
     Returns the groups as inclusive ``(first, last)`` atom indices, left to right.
     """
     m = len(atoms)
-    if m <= 1:
+    link = _links(atoms, reference, hypothesis, ref_tokens, hyp_tokens, max_bridge_tokens)
+    if not any(link):
+        # Only singleton groups are admissible, whatever the predicates: skip the analyzer.
         return [(i, i) for i in range(m)]
     ref_pred = np.zeros(len(ref_tokens), dtype=np.int64)
     hyp_pred = np.zeros(len(hyp_tokens), dtype=np.int64)
@@ -596,9 +602,7 @@ def consolidate_atoms(
             if not 0 <= k < len(tokens):
                 raise InputError(f"analyzer {analyzer.id!r} returned token index {k} out of range")
             flags[k] = 1
-    ends = _admissible_ends(
-        atoms, reference, hypothesis, ref_tokens, hyp_tokens, ref_pred, hyp_pred, max_bridge_tokens
-    )
+    ends = _admissible_ends(atoms, link, ref_pred, hyp_pred)
     # SPEC §3 DP: d[i] = min over j in [i, J_i] of 1 + d[j+1], ties to the largest j. d never
     # increases with i (dropping a group's first atom leaves an admissible group or one group
     # fewer), so j = J_i always attains the minimum and wins the tie: the DP decodes to taking

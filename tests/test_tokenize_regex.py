@@ -49,3 +49,16 @@ def test_class_cache_is_bounded(monkeypatch):
     s = "αβγδεζηθ ικλμ 12,5"
     assert text.tokenize(s) == text_v1.tokenize(s)
     assert len(text._CLASSES) <= 4
+
+
+def test_fast_token_construction_is_a_real_token():
+    fast = text._new_token("Don't", "dont", 3, 8)
+    slow = text.Token("Don't", "dont", 3, 8)
+    assert type(fast) is text.Token
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    import dataclasses
+
+    import pytest
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.norm = "x"
