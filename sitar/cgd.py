@@ -430,8 +430,9 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
         # straight line from (0, 0) to (nu, nv) is usually close to the optimum.
         width = 64 + int(4 * (nu + nv) ** 0.5)
         near = np.abs(qa - pa - (pa * (nv - nu)) // nu) <= width
-        sub = _best_chain(pa[near].tolist(), qa[near].tolist(), la[near].tolist(), nu, nv)
-        floor = sum(ell for _, _, ell in sub)
+        if near.any():
+            sub = _best_chain(pa[near].tolist(), qa[near].tolist(), la[near].tolist(), nu, nv)
+            floor = sum(ell for _, _, ell in sub)
         # Static bound: a chain through a candidate adds at most min(p, q) before it and the
         # shorter remainder after it.
         bound = la + np.minimum(pa, qa) + np.minimum(nu - pa - la, nv - qa - la)

@@ -107,6 +107,14 @@ def test_long_pairs_large_paths_match_v1(force_large_paths, pair):
     assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
 
 
+def test_pruning_without_candidates_near_the_diagonal(force_large_paths):
+    # The only common block lies far off the main diagonal, so the floor chain has nothing to
+    # start from; the result must still be the exact one.
+    u = [f"x{i}" for i in range(300)] + [f"c{i}" for i in range(10)]
+    v = [f"c{i}" for i in range(10)] + [f"y{i}" for i in range(300)]
+    assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
+
+
 def test_fallback_sweep_is_exercised(path_counter):
     # Fixed pairs on which neither the chain certificate nor the optimal-path bound settles some
     # block, so the exact bit-parallel sweep decides; all must still agree with the reference.
