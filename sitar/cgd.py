@@ -223,6 +223,8 @@ def _best_chain(
     ``f`` and are still the earliest maximizers, and no other value can grow.
     """
     k = len(ps)
+    if not k:
+        return []
     scale = k + 1
     tree = [0] * (nv + 1)  # 1-based Fenwick over end q in 1..nv; 0 means "no predecessor"
     ends = [p + ell for p, ell in zip(ps, ls, strict=True)]
