@@ -1,47 +1,84 @@
-"""CGD segmentation speed, reported as a ratio against jiwer's word alignment on the same pairs.
+"""CGD segmentation speed and memory, reported as ratios against jiwer's word alignment and against
+the previous (v1, dense-matrix) CGD implementation on the same pairs.
 
-    python benchmarks/bench_cgd.py [--n 300] [--words 12 40 150 600]
+    python benchmarks/bench_cgd.py [--n 300] [--words 12 40 150 600 5000]
+    python benchmarks/bench_cgd.py --long 20000 50000 [--old-max-words 20000]
+    python benchmarks/bench_cgd.py --tokenize [--n 2048]
 
-Pairs are built deterministically from the public dev set's references (repeated to reach each
-length) with word-level edits (drop, substitute, insert fillers) at a fixed seed. For each length
-it times ``sitar.segment`` (decomposition + consolidation with the default lexicon analyzer, on a
-second pass so that the lexicon cache is warm) and ``jiwer.process_words`` (Levenshtein alignment, the peer every WER user already runs) on
-the same pairs and prints pairs/s for both and the ratio. Machines here are noisy: compare ratios
-from one run, not absolute numbers across runs.
+Pairs are built deterministically at a fixed seed with word-level edits (drop, substitute, insert
+fillers, at ``--error-rate`` in total; default 13 %) from one of two sources: ``dev`` repeats the
+public dev set's references (15 references, so long pairs are extremely repetitive: every
+reference copy matches every other copy, the hard case for anchoring), ``unigram`` draws words
+independently from the dev set's word frequencies (long text without copied passages).
+
+Default mode: for each length it times ``sitar.segment`` (decomposition + consolidation with the
+default lexicon analyzer, after an untimed pass so that the lexicon cache is warm), the alignment
+part alone ("align": tokenization + decomposition), ``sitar.segment`` with the v1 decomposition
+swapped in ("v1": ``tests/cgd_exact_v1.py``, the dense implementation this package shipped
+before; skipped above ``--old-max-words``) and ``jiwer.process_words`` (Levenshtein alignment, the
+peer every WER user already runs) on the same pairs, and prints pairs/s and the ratios; each time
+is the best of ``--repeat`` interleaved rounds.
+
+``--long``: one pair per length; each method is timed once, then run once more under
+``tracemalloc`` (which sees numpy buffers) for its peak memory: the new and the v1 decomposition
+(``segment``) and jiwer.
+
+``--tokenize``: SPEC §1 tokenization against the v1 per-character tokenizer on realistic strings.
+
+Machines here are noisy: compare ratios from one run, not absolute numbers across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
+import sys
 import time
+import tracemalloc
+from collections import Counter
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEVSET = ROOT / "annotation" / "devset" / "sitar_dev_v1.source.jsonl"
 
 
-def make_pairs(n: int, words: int, seed: int) -> list[tuple[str, str]]:
-    refs = [
+def _references() -> list[str]:
+    return [
         json.loads(line)["reference"] for line in DEVSET.read_text(encoding="utf-8").splitlines()
     ]
+
+
+def make_pairs(
+    n: int, words: int, seed: int, *, source: str = "dev", error_rate: float = 0.13
+) -> list[tuple[str, str]]:
+    refs = _references()
     rng = random.Random(seed)
     vocab = " ".join(refs).split()
+    counts = Counter(vocab)
+    unigram_words, unigram_weights = list(counts), list(counts.values())
+    # Split of the edits as in the original benchmark: 5 % drop, 5 % substitute, 3 % filler.
+    p_drop, p_sub = error_rate * 5 / 13, error_rate * 10 / 13
     pairs = []
     for _ in range(n):
-        tokens: list[str] = []
-        while len(tokens) < words:
-            tokens.extend(rng.choice(refs).split())
+        if source == "dev":
+            tokens: list[str] = []
+            while len(tokens) < words:
+                tokens.extend(rng.choice(refs).split())
+        else:
+            tokens = rng.choices(unigram_words, unigram_weights, k=words)
         ref = tokens[:words]
         hyp = []
         for w in ref:
             r = rng.random()
-            if r < 0.05:
+            if r < p_drop:
                 continue
-            if r < 0.10:
+            if r < p_sub:
                 hyp.append(rng.choice(vocab))
-            elif r < 0.13:
+            elif r < error_rate:
                 hyp.extend([w, rng.choice(["uh", "um"])])
             else:
                 hyp.append(w)
@@ -49,33 +86,190 @@ def make_pairs(n: int, words: int, seed: int) -> list[tuple[str, str]]:
     return pairs
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=300, help="pairs per length")
-    parser.add_argument("--words", type=int, nargs="+", default=[12, 40, 150, 600])
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+@contextmanager
+def old_decomposition():
+    """Swap the v1 dense decomposition into ``sitar.cgd`` for the duration."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import cgd_exact_v1
 
+    import sitar.cgd
+
+    saved = sitar.cgd.decompose
+    sitar.cgd.decompose = cgd_exact_v1.decompose
+    try:
+        yield
+    finally:
+        sitar.cgd.decompose = saved
+
+
+def _time_segment(pairs) -> float:
+    import sitar
+
+    t0 = time.perf_counter()
+    for ref, hyp in pairs:
+        sitar.segment(ref, hyp)
+    return time.perf_counter() - t0
+
+
+def _time_align(pairs) -> float:
+    """Tokenization and decomposition only: the part of segment() that is an alignment."""
+    import sitar.cgd
+    from sitar.text import tokenize
+
+    t0 = time.perf_counter()
+    for ref, hyp in pairs:
+        sitar.cgd.decompose([t.norm for t in tokenize(ref)], [t.norm for t in tokenize(hyp)])
+    return time.perf_counter() - t0
+
+
+def _time_jiwer(pairs) -> float:
+    import jiwer
+
+    t0 = time.perf_counter()
+    for ref, hyp in pairs:
+        jiwer.process_words(ref, hyp)
+    return time.perf_counter() - t0
+
+
+def _time_old_segment(pairs) -> float:
+    with old_decomposition():
+        return _time_segment(pairs)
+
+
+def run_short(args) -> None:
+    import sitar
+
+    sitar.segment("warm up the analyzer", "warm up analyzer")
+    print(
+        f"source={args.source} error_rate={args.error_rate} seed={args.seed} repeat={args.repeat}"
+    )
+    print(
+        f"{'words':>6} {'pairs':>6} {'segment/s':>10} {'align/s':>9} {'v1/s':>9} {'jiwer/s':>9} "
+        f"{'seg/jiwer':>10} {'align/jiwer':>12} {'v1/new':>8}"
+    )
+    for words in args.words:
+        n = args.n if words <= 1000 else max(3, args.n // 30)
+        pairs = make_pairs(n, words, args.seed, source=args.source, error_rate=args.error_rate)
+        for ref, hyp in pairs:  # untimed pass: fills the analyzer's lexicon cache
+            sitar.segment(ref, hyp)
+        timers = {"new": _time_segment, "align": _time_align, "jiwer": _time_jiwer}
+        if words <= args.old_max_words:
+            timers["v1"] = _time_old_segment
+        # Interleaved rounds, best of each: the least disturbed run of each method.
+        best = dict.fromkeys(timers, float("inf"))
+        for _ in range(args.repeat):
+            for name, timer in timers.items():
+                best[name] = min(best[name], timer(pairs))
+        t_old = best.get("v1")
+        old_rate = f"{n / t_old:>9.1f}" if t_old else f"{'-':>9}"
+        old_ratio = f"{t_old / best['new']:>7.1f}x" if t_old else f"{'-':>8}"
+        print(
+            f"{words:>6} {n:>6} {n / best['new']:>10.1f} {n / best['align']:>9.1f} {old_rate} "
+            f"{n / best['jiwer']:>9.1f} {best['new'] / best['jiwer']:>9.2f}x "
+            f"{best['align'] / best['jiwer']:>11.2f}x {old_ratio}",
+            flush=True,
+        )
+
+
+def _measure(fn) -> tuple[float, float]:
+    """(seconds, peak MiB) of ``fn()``: timed on one call, memory traced on a second call
+    (``tracemalloc`` slows allocation-heavy Python code several times over, so it never runs
+    while the clock does)."""
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - t0
+    gc.collect()
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return elapsed, peak
+
+
+def _segment_into(holder: dict, ref: str, hyp: str) -> None:
+    import sitar
+
+    holder["seg"] = sitar.segment(ref, hyp)
+
+
+def run_long(args) -> None:
     import jiwer
 
     import sitar
 
     sitar.segment("warm up the analyzer", "warm up analyzer")
-    print(f"{'words':>6} {'pairs':>6} {'sitar.segment/s':>16} {'jiwer/s':>10} {'ratio':>7}")
-    for words in args.words:
-        pairs = make_pairs(args.n, words, args.seed)
-        for ref, hyp in pairs:  # untimed pass: fills the analyzer's lexicon cache
-            sitar.segment(ref, hyp)
-        t0 = time.perf_counter()
-        for ref, hyp in pairs:
-            sitar.segment(ref, hyp)
-        t_cgd = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        for ref, hyp in pairs:
-            jiwer.process_words(ref, hyp)
-        t_jiwer = time.perf_counter() - t0
-        n = len(pairs)
-        print(f"{words:>6} {n:>6} {n / t_cgd:>16.1f} {n / t_jiwer:>10.1f} {t_cgd / t_jiwer:>6.1f}x")
+    print(f"source={args.source} error_rate={args.error_rate} seed={args.seed}")
+    print(
+        f"{'words':>6} {'gaps':>6} {'new s':>7} {'new MiB':>8} {'v1 s':>7} {'v1 MiB':>8} "
+        f"{'jiwer s':>8} {'jiwer MiB':>9} {'vs jiwer':>9} {'v1 vs new':>10}"
+    )
+    for words in args.long:
+        ((ref, hyp),) = make_pairs(
+            1, words, args.seed, source=args.source, error_rate=args.error_rate
+        )
+        sitar.segment(ref, hyp)  # warm the lexicon cache for this vocabulary
+        holder: dict = {}
+        t_new, m_new = _measure(partial(_segment_into, holder, ref, hyp))
+        old = "       -        -"
+        ratio_old = f"{'-':>10}"
+        if words <= args.old_max_words:
+            with old_decomposition():
+                t_old, m_old = _measure(partial(sitar.segment, ref, hyp))
+            old = f"{t_old:>7.2f} {m_old:>8.1f}"
+            ratio_old = f"{t_old / t_new:>9.1f}x"
+        t_j, m_j = _measure(partial(jiwer.process_words, ref, hyp))
+        print(
+            f"{words:>6} {len(holder['seg'].gaps):>6} {t_new:>7.2f} {m_new:>8.1f} {old} "
+            f"{t_j:>8.3f} {m_j:>9.1f} {t_new / t_j:>8.2f}x {ratio_old}",
+            flush=True,
+        )
+
+
+def run_tokenize(args) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import text_v1
+
+    from sitar.text import tokenize
+
+    pairs = make_pairs(args.n // 2, 22, args.seed, source="dev", error_rate=args.error_rate)
+    texts = [t for pair in pairs for t in pair]
+    for fn in (tokenize, text_v1.tokenize):  # warm up
+        for text in texts[:50]:
+            fn(text)
+    timings = dict.fromkeys(("regex", "v1"), float("inf"))
+    for _ in range(args.repeat):
+        for name, fn in (("regex", tokenize), ("v1", text_v1.tokenize)):
+            t0 = time.perf_counter()
+            for text in texts:
+                fn(text)
+            timings[name] = min(timings[name], time.perf_counter() - t0)
+    print(
+        f"{len(texts)} strings: regex {len(texts) / timings['regex']:.0f}/s, "
+        f"v1 {len(texts) / timings['v1']:.0f}/s, speed-up {timings['v1'] / timings['regex']:.1f}x"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=300, help="pairs per length (short mode)")
+    parser.add_argument("--words", type=int, nargs="+", default=[12, 40, 150, 600, 5000])
+    parser.add_argument("--long", type=int, nargs="+", help="one pair per length, time + memory")
+    parser.add_argument("--tokenize", action="store_true", help="benchmark SPEC §1 tokenization")
+    parser.add_argument("--source", choices=["dev", "unigram"], default="dev")
+    parser.add_argument("--error-rate", type=float, default=0.13)
+    parser.add_argument(
+        "--old-max-words", type=int, default=5000, help="longest pair given to the v1 code"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds, best kept")
+    args = parser.parse_args()
+    if args.tokenize:
+        run_tokenize(args)
+    elif args.long:
+        run_long(args)
+    else:
+        run_short(args)
 
 
 if __name__ == "__main__":

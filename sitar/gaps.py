@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sitar.errors import InputError
+from sitar.signature import make_signature
 from sitar.text import Token, in_token
 
 __all__ = ["Gap", "GapKind", "Segmentation"]
@@ -108,8 +109,6 @@ class Segmentation:
         """The SPEC §9 signature of this segmentation."""
         if self._signature:
             return self._signature
-        from sitar.signature import make_signature
-
         extra = {} if self.consolidated else {"consolidate": "no"}
         if self.max_bridge_tokens is not None:
             extra["max_bridge"] = str(self.max_bridge_tokens)

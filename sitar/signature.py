@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sitar._version import __version__
+from sitar.boundaries import BOUNDARY_WORDS_VERSION
 from sitar.errors import InputError
+from sitar.text import TOKENIZER_VERSION
 
 __all__ = ["SPEC_VERSION", "make_signature", "parse_signature"]
 
@@ -34,10 +36,6 @@ def make_signature(
     ``analyzer`` is the analyzer's ``name-version`` id; ``rho`` is included whenever a score or
     target is involved, ``checkpoint`` whenever a model produced the numbers.
     """
-    # Imported here so that this module stays at the bottom of the import graph.
-    from sitar.cgd import BOUNDARY_WORDS_VERSION
-    from sitar.text import TOKENIZER_VERSION
-
     fields: dict[str, str] = {
         "sitar": __version__,
         "spec": SPEC_VERSION,
