@@ -24,13 +24,15 @@ def fake_result(references, hypotheses):
     for r in references:
         if r == "BAD":
             raise InputError("a single token is longer than max_length on its own")
-    scores = tuple((len(r) + 2 * len(h)) / 1000.0 for r, h in zip(references, hypotheses))
+    scores = tuple(
+        (len(r) + 2 * len(h)) / 1000.0 for r, h in zip(references, hypotheses, strict=True)
+    )
     n = len(scores)
     return ScoreResult(
         scores=scores,
         raw=tuple(s * 7 / 3 for s in scores),
         windowed=(False,) * n,
-        identical=tuple(r == h for r, h in zip(references, hypotheses)),
+        identical=tuple(r == h for r, h in zip(references, hypotheses, strict=True)),
         n_windows=(1,) * n,
         system_score=sum(scores) / n if n else math.nan,
         aggregation="macro mean of per-pair normalized scores",
@@ -80,7 +82,7 @@ def test_concurrent_requests_share_one_call_and_get_their_own_slice():
     reqs, results = run(main())
     assert rec.calls == [10]  # five requests of two pairs, one model call
     assert rec.stats[0].n_requests == 5 and rec.stats[0].n_pairs == 10
-    for (r, h), got in zip(reqs, results):
+    for (r, h), got in zip(reqs, results, strict=True):
         assert got == fake_result(r, h)
 
 
@@ -97,7 +99,7 @@ def test_batches_respect_max_batch_pairs_and_order():
 
     reqs, results = run(main())
     assert max(rec.calls) <= 4 and sum(rec.calls) == 15
-    for (r, h), got in zip(reqs, results):
+    for (r, h), got in zip(reqs, results, strict=True):
         assert got == fake_result(r, h)
 
 

@@ -77,7 +77,8 @@ def test_scores_identical_to_scorer_whatever_the_batching(server, tiny_scorer):
     refs, hyps = random_pairs(40)
     batched = tiny_scorer.score(references=refs, hypotheses=hyps, batch_size=32)
     alone = [
-        tiny_scorer.score(references=[r], hypotheses=[h]).scores[0] for r, h in zip(refs, hyps)
+        tiny_scorer.score(references=[r], hypotheses=[h]).scores[0]
+        for r, h in zip(refs, hyps, strict=True)
     ]
     np.testing.assert_allclose(batched.scores, alone, atol=1e-6)
 
@@ -89,7 +90,7 @@ def test_scores_identical_to_scorer_whatever_the_batching(server, tiny_scorer):
                 lambda rh: post(
                     server, "/v1/score", {"references": [rh[0]], "hypotheses": [rh[1]]}
                 ),
-                zip(refs, hyps),
+                zip(refs, hyps, strict=True),
             )
         )
         multis = list(
@@ -126,7 +127,7 @@ def test_explain_matches_scorer(server, tiny_scorer):
     got, want = r.json(), tiny_scorer.explain(ref, hyp).to_dict()
     assert got["n_gaps"] == want["n_gaps"] >= 1
     assert got["score"] == pytest.approx(want["score"], abs=1e-6)
-    for g, w in zip(got["gaps"], want["gaps"]):
+    for g, w in zip(got["gaps"], want["gaps"], strict=True):
         assert (g["ref_text"], g["hyp_text"], g["tier"]) == (
             w["ref_text"],
             w["hyp_text"],
