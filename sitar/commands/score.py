@@ -17,6 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from sitar.commands._model import add_model_arguments, load_scorer
+from sitar.commands.score_ray import add_engine_arguments, reject_ray_options, run_ray
 from sitar.io import add_pair_input_arguments, pairs_from_args
 
 __all__ = ["register", "run"]
@@ -52,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--system-only", action="store_true", help="write only the signature and the system score"
     )
     out.add_argument("-o", "--output", metavar="PATH", help="write to a file instead of stdout")
+    add_engine_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -110,6 +112,9 @@ def write_jsonl(out: TextIO, ids: list[str], result: Any, *, system_only: bool) 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        return run_ray(args)
+    reject_ray_options(args)
     pairs = pairs_from_args(args)
     scorer = load_scorer(args)
     result = scorer.score(
