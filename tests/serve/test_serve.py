@@ -150,14 +150,6 @@ def test_auth(server):
     assert server.client.get("/healthz").status_code == 200
 
 
-def scorer_message(**kwargs):
-    from sitar.scorer import Scorer
-
-    with pytest.raises(InputError) as info:
-        Scorer.score(object(), **kwargs)  # validation runs before the model is touched
-    return str(info.value)
-
-
 @pytest.mark.parametrize(
     "body",
     [
