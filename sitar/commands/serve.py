@@ -41,7 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="ONNX Runtime threads per worker (default: ONNX Runtime's choice)",
+        help="ONNX Runtime threads per worker (default: ONNX Runtime's choice with one "
+        "worker, cores / workers with several)",
     )
     model.add_argument(
         "--batch-size",
@@ -192,6 +193,13 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     config = build_config(args)
+    if config.workers > 1 and config.threads is None:
+        # N sessions that each use every core would oversubscribe the CPU: share the cores.
+        import dataclasses
+
+        config = dataclasses.replace(
+            config, threads=max(1, (os.cpu_count() or 1) // config.workers)
+        )
     read_api_key(config)  # fail now on a missing or empty key, not in every worker
     CheckpointConfig.load(resolve_checkpoint(config.checkpoint, revision=config.revision))
 
