@@ -123,7 +123,12 @@ class Server:
         import psutil
 
         parent = psutil.Process(self.proc.pid)
-        procs = parent.children() if self.workers > 1 else [parent]
+        # uvicorn's workers; not multiprocessing's resource tracker, nor the supervisor.
+        procs = (
+            [c for c in parent.children() if "resource_tracker" not in " ".join(c.cmdline())]
+            if self.workers > 1
+            else [parent]
+        )
         return [round(p.memory_info().rss / 2**20, 1) for p in procs]
 
     def stop(self) -> None:
