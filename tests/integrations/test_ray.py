@@ -36,7 +36,16 @@ def local_ray(tmp_path_factory):
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # Ray gives its raylet a fixed 30 s to register; on a starved machine that can pass, so try
+    # again once before failing.
+    for attempt in range(2):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            break
+        except Exception as e:
+            ray.shutdown()
+            if attempt or "timed out during startup" not in str(e):
+                raise
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     yield ray
