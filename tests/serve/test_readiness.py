@@ -13,7 +13,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("prometheus_client")
 pytest.importorskip("httpx")
 
-from conftest import TINY
+from serve_helpers import TINY
 from starlette.testclient import TestClient
 
 from sitar.serve.app import create_app

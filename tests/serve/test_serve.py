@@ -19,7 +19,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("prometheus_client")
 httpx = pytest.importorskip("httpx")
 
-from conftest import TINY, Server  # noqa: E402
+from serve_helpers import TINY, Server  # noqa: E402
 
 from sitar.errors import InputError  # noqa: E402
 
@@ -309,30 +309,21 @@ def test_queue_full_then_graceful_shutdown_with_request_in_flight(slow_server, t
     assert '"event": "stopped"' in log
 
 
-def test_bad_startup_options_fail_fast(tmp_path):
-    import subprocess
-    import sys
+def test_bad_startup_options_fail_fast(tmp_path, capsys, monkeypatch):
+    """Bad options are one-line errors with exit code 2 before anything listens."""
+    from sitar.cli import main
 
-    from conftest import ROOT
+    monkeypatch.delenv("SITAR_API_KEY", raising=False)
 
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "sitar", "serve", "--checkpoint", str(TINY), *args],
-            capture_output=True, text=True, cwd=ROOT, timeout=120,
-            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
-        )  # fmt: skip
+    def err(*args, checkpoint=str(TINY)):
+        assert main(["serve", "--checkpoint", checkpoint, "--port", "1", *args]) == 2
+        return capsys.readouterr().err
 
     empty = tmp_path / "empty.key"
     empty.write_text("\n")
-    proc = run("--api-key-file", str(empty))
-    assert proc.returncode == 2 and "is empty" in proc.stderr
-    proc = run("--api-key-env")
-    assert proc.returncode == 2 and "SITAR_API_KEY" in proc.stderr
-    proc = run("--max-queue-pairs", "4", "--max-pairs", "8")
-    assert proc.returncode == 2 and "max_queue_pairs (4)" in proc.stderr
-    proc = subprocess.run(
-        [sys.executable, "-m", "sitar", "serve", "--checkpoint", str(tmp_path / "nope")],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
-    )  # fmt: skip
-    assert proc.returncode == 2 and "sitar serve: error:" in proc.stderr
+    assert "is empty" in err("--api-key-file", str(empty))
+    assert "cannot read the API key file" in err("--api-key-file", str(tmp_path / "none"))
+    assert "SITAR_API_KEY is empty or unset" in err("--api-key-env")
+    assert "max_queue_pairs (4)" in err("--max-queue-pairs", "4", "--max-pairs", "8")
+    assert "workers must be a positive integer" in err("--workers", "0")
+    assert err(checkpoint=str(tmp_path / "nope")).startswith("sitar serve: error: checkpoint")
