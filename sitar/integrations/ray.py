@@ -208,8 +208,11 @@ def score_dataset(
 
 
 def unwrap_ray_error(error: BaseException) -> SitarError | None:
-    """The SitarError that a Ray task or actor raised, if ``error`` wraps one (Ray re-raises
-    user exceptions wrapped in ``RayTaskError`` / ``UserCodeException`` chains)."""
+    """The SitarError that a Ray task or actor raised, if ``error`` still carries it as an
+    object (``.cause``, ``__cause__`` or ``__context__``); ``None`` otherwise. Best effort: with
+    Ray 2.60 an error raised inside a Ray Data actor (a non-string text in a user's Dataset) was
+    not found this way, so callers must handle ``None`` (the CLI validates its pairs on the
+    driver before Ray sees them)."""
     seen: set[int] = set()
     stack: list[BaseException | None] = [error]
     while stack:
