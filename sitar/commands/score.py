@@ -22,6 +22,7 @@ from sitar.commands._model import (
     load_scorer,
     want_progress,
 )
+from sitar.commands.score_ray import add_engine_arguments, reject_ray_options, run_ray
 from sitar.errors import InputError
 from sitar.io import add_pair_input_arguments, input_paths, open_output, pairs_from_args
 
@@ -54,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument(
         "-o", "--output", metavar="PATH", help="write to a file instead of stdout ('-': stdout)"
     )
+    add_engine_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -115,6 +117,9 @@ _TSV_UNSAFE = (("\t", "a tab"), ("\n", "a line break"), ("\r", "a line break"), 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        return run_ray(args)
+    reject_ray_options(args)
     check_output_path_args(args)
     pairs = pairs_from_args(args)
     ids = [p.id for p in pairs]

@@ -1,0 +1,102 @@
+"""Ray scoring overhead: N pairs through `sitar.integrations.ray` with K actors vs Scorer.score.
+
+    python benchmarks/bench_ray.py [--n 100000] [--num-actors 2] [--checkpoint CKPT] \
+        [--rows-per-batch 1024] [--json out.json]
+
+Both paths score the same synthetic pairs in the same run, with the same CPU budget: the offline
+peer is ``Scorer.score`` in this process with ``--num-actors`` ONNX Runtime threads, the Ray path
+is a local Ray instance with ``--num-actors`` CPUs and one single-threaded actor per CPU. Reported:
+pairs/s of each, the overhead ratio (Ray wall time / offline wall time; Ray's time includes
+starting the actors and loading one model per actor, but not ``ray.init``), and the largest score
+difference between the two paths, matched by id (0 once the model is exactly batch invariant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _pairs import make_pairs
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=100_000, help="pairs (default 100000)")
+    p.add_argument("--num-actors", type=int, default=2)
+    p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")
+    p.add_argument("--variant", default=None, choices=("int8", "fp32"))
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--rows-per-batch", type=int, default=1024)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None)
+    args = p.parse_args()
+
+    import ray
+
+    from sitar.integrations.ray import dataset_from_pairs, score_dataset
+    from sitar.scorer import Scorer
+
+    ids, refs, hyps = make_pairs(args.n, seed=args.seed)
+
+    scorer = Scorer.load(args.checkpoint, variant=args.variant, threads=args.num_actors)
+    scorer.score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
+    t0 = time.perf_counter()
+    offline = scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
+    offline_s = time.perf_counter() - t0
+    print(f"offline Scorer.score: {args.n / offline_s:.1f} pairs/s", file=sys.stderr)
+    del scorer
+
+    ray.init(num_cpus=args.num_actors, include_dashboard=False, log_to_driver=False)
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    try:
+        t0 = time.perf_counter()
+        ds = dataset_from_pairs(ids, refs, hyps)
+        scored = score_dataset(
+            ds,
+            checkpoint=args.checkpoint,
+            variant=args.variant,
+            num_actors=args.num_actors,
+            batch_size=args.batch_size,
+            rows_per_batch=args.rows_per_batch,
+        )
+        got: dict[str, float] = {}
+        for batch in scored.dataset.select_columns(["id", "score"]).iter_batches(
+            batch_format="numpy", batch_size=65536
+        ):
+            got.update(zip(batch["id"].tolist(), batch["score"].tolist(), strict=True))
+        ray_s = time.perf_counter() - t0
+    finally:
+        ray.shutdown()
+    lost = args.n - len(got)
+    diff = max(abs(got[i] - s) for i, s in zip(ids, offline.scores, strict=True) if i in got)
+    out = {
+        "n": args.n,
+        "num_actors": args.num_actors,
+        "signature": offline.signature,
+        "offline_pairs_per_s": args.n / offline_s,
+        "ray_pairs_per_s": args.n / ray_s,
+        "overhead_ratio": ray_s / offline_s,
+        "lost": lost,
+        "max_abs_diff": diff,
+        "ray_version": ray.__version__,
+    }
+    print(f"\nsignature: {out['signature']}")
+    print("| pairs | path | wall s | pairs/s | ratio |")
+    print("|---|---|---|---|---|")
+    print(f"| {args.n} | Scorer.score, {args.num_actors} threads | {offline_s:.1f} | "
+          f"{out['offline_pairs_per_s']:.1f} | 1.00 |")  # fmt: skip
+    print(f"| {args.n} | Ray, {args.num_actors} actors x 1 thread | {ray_s:.1f} | "
+          f"{out['ray_pairs_per_s']:.1f} | {out['overhead_ratio']:.2f} |")  # fmt: skip
+    print(f"lost rows: {lost}; max |score diff| Ray vs offline: {diff:.2e}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 1 if lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

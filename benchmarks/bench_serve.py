@@ -1,0 +1,283 @@
+"""Load test of `sitar serve` on loopback, against offline scoring of the same pairs in the same run.
+
+    python benchmarks/bench_serve.py [--checkpoint CKPT] [--requests 256] \
+        [--concurrency 1,8,64] [--workers 1,2] [--pairs-per-request 1] [--json out.json]
+
+For each worker count a real `sitar serve` process is started on a free 127.0.0.1 port and waited
+for until every worker is ready; then, for each concurrency level, ``--requests`` requests of
+``--pairs-per-request`` pairs are sent by that many concurrent clients (httpx, keep-alive), and
+the server is stopped with SIGTERM. The run is bounded (a fixed number of requests, a timeout on
+each) and stops by itself; nothing leaves the loopback interface.
+
+Reported per cell: throughput (pairs/s), latency p50/p95/p99 (ms), failed requests (non-200 or
+transport errors) and lost requests (sent but never answered), the largest score difference from
+the offline scores of the same pairs, and the resident memory of each worker process (MiB).
+Offline peers, on the same pairs in the same run: ``Scorer.score`` in this process (warm, all
+pairs in one call) and the `sitar score` command (wall time including start-up and model load).
+The ratio column is service throughput over warm ``Scorer.score`` throughput. The client runs on
+the same machine as the server and takes part of its CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _pairs import make_pairs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def offline(args: argparse.Namespace, refs: list[str], hyps: list[str]) -> dict[str, Any]:
+    from sitar.scorer import Scorer
+
+    scorer = Scorer.load(args.checkpoint, variant=args.variant)
+    scorer.score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
+    t0 = time.perf_counter()
+    result = scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
+    api_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pairs.jsonl"
+        with open(path, "w", encoding="utf-8") as f:
+            for i, (r, h) in enumerate(zip(refs, hyps, strict=True)):
+                f.write(json.dumps({"id": str(i), "reference": r, "hypothesis": h}) + "\n")
+        argv = [sys.executable, "-m", "sitar", "score", "--jsonl", str(path), "--jsonl-out"]
+        argv += ["--batch-size", str(args.batch_size)]
+        if args.checkpoint:
+            argv += ["--checkpoint", args.checkpoint]
+        if args.variant:
+            argv += ["--variant", args.variant]
+        t0 = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=ROOT)
+        cli_s = time.perf_counter() - t0
+    cli_scores = [json.loads(line)["score"] for line in proc.stdout.splitlines()[:-1]]
+    return {
+        "scores": list(result.scores),
+        "signature": result.signature,
+        "api_pairs_per_s": len(refs) / api_s,
+        "cli_pairs_per_s": len(refs) / cli_s,
+        "cli_max_abs_diff_vs_api": float(np.max(np.abs(np.subtract(cli_scores, result.scores)))),
+    }
+
+
+class Server:
+    def __init__(self, args: argparse.Namespace, workers: int, log_dir: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        argv = [sys.executable, "-m", "sitar", "serve", "--port", str(self.port)]
+        argv += ["--workers", str(workers), "--max-wait-ms", str(args.max_wait_ms)]
+        argv += ["--max-batch-pairs", str(args.max_batch_pairs), "--no-access-log"]
+        argv += ["--batch-size", str(args.batch_size), "--log-level", "warning"]
+        argv += ["--max-queue-pairs", str(max(1024, args.pairs_per_request * 256))]
+        if workers > 1:
+            argv += ["--threads", str(max(1, (os.cpu_count() or 2) // workers))]
+        if args.checkpoint:
+            argv += ["--checkpoint", args.checkpoint]
+        if args.variant:
+            argv += ["--variant", args.variant]
+        self.log = open(log_dir / f"serve-w{workers}.log", "w")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
+        self.workers = workers
+
+    def wait_ready(self, timeout: float = 300.0) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("the server exited during start-up")
+            try:
+                text = httpx.get(self.url + "/metrics", timeout=5).text
+                ready = [ln for ln in text.splitlines() if ln.startswith("sitar_ready ")]
+                if ready and float(ready[0].split()[1]) >= self.workers:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"server not ready after {timeout} s")
+
+    def worker_rss_mib(self) -> list[float]:
+        import psutil
+
+        parent = psutil.Process(self.proc.pid)
+        # uvicorn's workers; not multiprocessing's resource tracker, nor the supervisor.
+        procs = (
+            [c for c in parent.children() if "resource_tracker" not in " ".join(c.cmdline())]
+            if self.workers > 1
+            else [parent]
+        )
+        return [round(p.memory_info().rss / 2**20, 1) for p in procs]
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+async def _load(
+    url: str, requests: list[tuple[list[int], dict[str, Any]]], concurrency: int
+) -> dict[str, Any]:
+    """Send ``requests`` with ``concurrency`` concurrent clients; every request ends as exactly
+    one of: answered 200, answered with another status, or a transport error."""
+    import httpx
+
+    out: dict[str, Any] = {"latencies": [], "http_errors": 0, "transport_errors": 0, "ok": 0}
+    got: dict[int, float] = {}
+    queue = list(reversed(requests))
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+
+    async with httpx.AsyncClient(base_url=url, timeout=60.0, limits=limits) as client:
+
+        async def worker() -> None:
+            while queue:
+                idx, body = queue.pop()
+                t0 = time.perf_counter()
+                try:
+                    r = await client.post("/v1/score", json=body)
+                except httpx.HTTPError:
+                    out["transport_errors"] += 1
+                    continue
+                out["latencies"].append(time.perf_counter() - t0)
+                if r.status_code != 200:
+                    out["http_errors"] += 1
+                    continue
+                out["ok"] += 1
+                for i, score in zip(idx, r.json()["scores"], strict=True):
+                    got[i] = score
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        out["wall"] = time.perf_counter() - t0
+    out["got"] = got
+    return out
+
+
+def run_cell(
+    server: Server, refs: list[str], hyps: list[str], args: argparse.Namespace, concurrency: int,
+    offline_scores: list[float],
+) -> dict[str, Any]:  # fmt: skip
+    k = args.pairs_per_request
+    n_req = args.requests
+    reqs = []
+    for j in range(n_req):
+        idx = [(j * k + t) % len(refs) for t in range(k)]
+        body = {"references": [refs[i] for i in idx], "hypotheses": [hyps[i] for i in idx]}
+        reqs.append((idx, body))
+    # A short warm-up at this concurrency (not timed): connections, first batches.
+    asyncio.run(_load(server.url, reqs[: min(concurrency, 16)], min(concurrency, 16)))
+    res = asyncio.run(_load(server.url, reqs, concurrency))
+    lat, got = res["latencies"], res["got"]
+    wanted = {i for idx, _ in reqs for i in idx}
+    diffs = [abs(got[i] - offline_scores[i]) for i in got]
+    return {
+        "workers": server.workers,
+        "concurrency": concurrency,
+        "requests": n_req,
+        "pairs": n_req * k,
+        "pairs_per_s": n_req * k / res["wall"],
+        "p50_ms": _percentile(lat, 50) * 1000,
+        "p95_ms": _percentile(lat, 95) * 1000,
+        "p99_ms": _percentile(lat, 99) * 1000,
+        "failed": res["http_errors"] + res["transport_errors"],
+        # requests with no outcome at all, plus pairs of answered requests without a score
+        "lost": n_req
+        - res["ok"]
+        - res["http_errors"]
+        - res["transport_errors"]
+        + (len(wanted - set(got)) if res["ok"] == n_req else 0),
+        "max_abs_diff_vs_offline": max(diffs) if diffs else float("nan"),
+        "worker_rss_mib": server.worker_rss_mib(),
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")
+    p.add_argument("--variant", default=None, choices=("int8", "fp32"))
+    p.add_argument("--requests", type=int, default=256, help="requests per cell (default 256)")
+    p.add_argument("--pairs-per-request", type=int, default=1)
+    p.add_argument("--concurrency", default="1,8,64")
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--max-wait-ms", type=float, default=5.0)
+    p.add_argument("--max-batch-pairs", type=int, default=64)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the results here too")
+    args = p.parse_args()
+    levels = [int(x) for x in args.concurrency.split(",")]
+    worker_counts = [int(x) for x in args.workers.split(",")]
+    n_pairs = args.requests * args.pairs_per_request
+    _, refs, hyps = make_pairs(n_pairs, seed=args.seed)
+
+    print(f"offline peers on the same {n_pairs} pairs ...", file=sys.stderr)
+    off = offline(args, refs, hyps)
+    print(
+        f"Scorer.score (warm, in-process): {off['api_pairs_per_s']:.1f} pairs/s; "
+        f"`sitar score` (incl. start-up): {off['cli_pairs_per_s']:.1f} pairs/s",
+        file=sys.stderr,
+    )
+    cells = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for w in worker_counts:
+            server = Server(args, w, Path(tmp))
+            try:
+                server.wait_ready()
+                for c in levels:
+                    print(f"workers={w} concurrency={c} ...", file=sys.stderr)
+                    cells.append(run_cell(server, refs, hyps, args, c, off["scores"]))
+            finally:
+                server.stop()
+
+    print(f"\nsignature: {off['signature']}")
+    print(f"pairs per request: {args.pairs_per_request}; requests per cell: {args.requests}; "
+          f"cpu cores: {os.cpu_count()}")  # fmt: skip
+    print(f"offline Scorer.score (warm): {off['api_pairs_per_s']:.1f} pairs/s; "
+          f"offline `sitar score` (wall incl. start-up): {off['cli_pairs_per_s']:.1f} pairs/s")  # fmt: skip
+    print()
+    print(
+        "| workers | concurrency | pairs/s | vs Scorer.score | p50 ms | p95 ms | p99 ms | failed | lost | max |diff| | RSS/worker MiB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for c in cells:
+        print(
+            f"| {c['workers']} | {c['concurrency']} | {c['pairs_per_s']:.1f} | "
+            f"{c['pairs_per_s'] / off['api_pairs_per_s']:.2f} | {c['p50_ms']:.0f} | "
+            f"{c['p95_ms']:.0f} | {c['p99_ms']:.0f} | {c['failed']} | {c['lost']} | "
+            f"{c['max_abs_diff_vs_offline']:.1e} | {', '.join(map(str, c['worker_rss_mib']))} |"
+        )
+    if args.json:
+        off.pop("scores")
+        Path(args.json).write_text(json.dumps({"offline": off, "cells": cells}, indent=2) + "\n")
+    bad = sum(c["failed"] + c["lost"] for c in cells)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

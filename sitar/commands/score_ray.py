@@ -1,0 +1,236 @@
+"""``sitar score --engine ray``: score the pairs on a Ray cluster, write sharded outputs + manifest.
+
+The pairs are read on the driver with the same readers and checks as ``sitar score`` (the same
+ids, the same error messages), cut into blocks and scored by :func:`sitar.integrations.ray.
+score_dataset` with ``--num-actors`` actors, each loading the model once. The result is written
+to ``--output-dir`` as Parquet or JSONL shards (one record per pair: ``id``, ``score``, ``raw``,
+``windowed``, ``identical``, ``n_windows``, ``signature``, as ``sitar score --jsonl-out``), in input
+order, plus ``manifest.json``: the signature, the pair count, the system score (macro mean,
+computed from the written shards with ``math.fsum``, so it does not depend on the shard order),
+the shard files with their row counts, and how the run was made (sitar and Ray versions, actors,
+batch sizes, checkpoint, input). The shards are read back before the manifest is written; a shard
+set with more or fewer rows than input pairs is an error, never a manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from sitar.errors import InputError, SitarError
+
+__all__ = ["MANIFEST_NAME", "add_engine_arguments", "reject_ray_options", "run_ray"]
+
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = "sitar-sharded-scores"
+MANIFEST_VERSION = 1
+_OUTPUT_COLUMNS = ["id", "score", "raw", "windowed", "identical", "n_windows", "signature"]
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` and the options of ``--engine ray``."""
+    group = parser.add_argument_group("engine")
+    group.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process (default); ray: a Ray cluster, sharded output (needs sitar[ray])",
+    )
+    group.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address (e.g. 10.0.0.1:6379, or 'auto'); default: RAY_ADDRESS, or a "
+        "local Ray instance started for this run",
+    )
+    group.add_argument(
+        "--num-actors", type=int, default=2, metavar="N", help="Ray actors, one model each (2)"
+    )
+    group.add_argument(
+        "--threads-per-actor", type=int, default=1, metavar="N", help="threads per actor (1)"
+    )
+    group.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        default=None,
+        help="--engine ray: new or empty folder for the shards and manifest.json",
+    )
+    group.add_argument(
+        "--shard-format",
+        choices=("parquet", "jsonl"),
+        default="parquet",
+        help="--engine ray: shard file format (default parquet)",
+    )
+
+
+def _check_args(args: argparse.Namespace) -> Path:
+    if args.output_dir is None:
+        raise InputError("--engine ray writes sharded files: give --output-dir DIR")
+    clashes = [
+        flag
+        for flag, on in (
+            ("-o/--output", args.output),
+            ("--jsonl-out", args.as_jsonl),
+            ("--system-only", args.system_only),
+        )
+        if on
+    ]
+    if clashes:
+        raise InputError(
+            f"--engine ray writes --output-dir shards; it cannot be combined with {', '.join(clashes)}"
+        )
+    if args.backend != "onnx" or args.device is not None:
+        raise InputError("--engine ray scores with the ONNX backend only")
+    if args.threads is not None:
+        raise InputError("--engine ray: use --threads-per-actor instead of --threads")
+    for name in ("num_actors", "threads_per_actor"):
+        if getattr(args, name) < 1:
+            raise InputError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    out = Path(args.output_dir)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(
+            f"--output-dir {out} exists and is not an empty folder; shards of different runs "
+            "must not mix: pass a new folder"
+        )
+    return out
+
+
+def _shard_stats(out: Path, fmt: str) -> tuple[list[dict[str, Any]], int, float]:
+    """Shard files with row counts, total rows, fsum of scores (read back from disk)."""
+    import pyarrow.parquet as pq
+
+    shards: list[dict[str, Any]] = []
+    total, score_sum = 0, 0.0
+    sums: list[float] = []
+    suffix = ".parquet" if fmt == "parquet" else ".jsonl"
+    for path in sorted(out.glob(f"*{suffix}")):
+        if fmt == "parquet":
+            scores = pq.read_table(path, columns=["score"]).column("score").to_pylist()
+        else:
+            with open(path, encoding="utf-8") as f:
+                scores = [json.loads(line)["score"] for line in f if line.strip()]
+        shards.append({"path": path.name, "rows": len(scores)})
+        total += len(scores)
+        sums.extend(scores)
+    score_sum = math.fsum(sums)
+    return shards, total, score_sum
+
+
+def reject_ray_options(args: argparse.Namespace) -> None:
+    """With ``--engine local``, options of ``--engine ray`` are a mistake, not something to ignore."""
+    given = [
+        flag
+        for flag, on in (
+            ("--address", args.address is not None),
+            ("--output-dir", args.output_dir is not None),
+            ("--num-actors", args.num_actors != 2),
+            ("--threads-per-actor", args.threads_per_actor != 1),
+            ("--shard-format", args.shard_format != "parquet"),
+        )
+        if on
+    ]
+    if given:
+        raise InputError(f"{', '.join(given)} only apply with --engine ray")
+
+
+def run_ray(args: argparse.Namespace) -> int:
+    from sitar.integrations.ray import _ray, dataset_from_pairs, score_dataset, unwrap_ray_error
+    from sitar.io import pairs_from_args
+
+    out = _check_args(args)
+    pairs = pairs_from_args(args)
+    ray = _ray()
+    started = False
+    if not ray.is_initialized():
+        ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+        started = True
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.execution_options.preserve_order = True  # shards in input order
+        ctx.enable_progress_bars = bool(args.progress)
+        ds = dataset_from_pairs(
+            [p.id for p in pairs], [p.reference for p in pairs], [p.hypothesis for p in pairs]
+        )
+        scored = score_dataset(
+            ds,
+            checkpoint=args.checkpoint,
+            revision=args.revision,
+            variant=args.variant,
+            analyzer=args.analyzer,
+            num_actors=args.num_actors,
+            threads_per_actor=args.threads_per_actor,
+            batch_size=args.batch_size,
+        )
+        table = scored.dataset.select_columns(_OUTPUT_COLUMNS)
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            if args.shard_format == "parquet":
+                table.write_parquet(str(out))
+            else:
+                from sitar.integrations.ray import write_jsonl_shards
+
+                write_jsonl_shards(table, str(out))
+        except SitarError:
+            raise
+        except Exception as e:
+            cause = unwrap_ray_error(e)
+            if cause is not None:
+                raise type(cause)(str(cause)) from e
+            raise
+        shards, n_rows, score_sum = _shard_stats(out, args.shard_format)
+        if n_rows != len(pairs):
+            raise SitarError(
+                f"the shards in {out} hold {n_rows} rows for {len(pairs)} input pairs; "
+                "the run lost or duplicated rows and no manifest was written"
+            )
+        system = score_sum / n_rows if n_rows else math.nan
+        from sitar._version import __version__
+        from sitar.scorer import AGGREGATION
+
+        manifest = {
+            "format": MANIFEST_FORMAT,
+            "format_version": MANIFEST_VERSION,
+            "signature": scored.signature,
+            "n_pairs": n_rows,
+            "system_score": None if math.isnan(system) else system,
+            "aggregation": AGGREGATION,
+            "shard_format": args.shard_format,
+            "columns": _OUTPUT_COLUMNS,
+            "shards": shards,
+            "made_by": {
+                "command": "sitar score --engine ray",
+                "sitar": __version__,
+                "ray": ray.__version__,
+                "num_actors": args.num_actors,
+                "threads_per_actor": args.threads_per_actor,
+                "batch_size": args.batch_size,
+                "checkpoint": args.checkpoint,
+                "variant": args.variant,
+                "analyzer": args.analyzer,
+                "address": args.address,
+                "input": _describe_input(args),
+                "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            },
+        }
+        (out / MANIFEST_NAME).write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    finally:
+        if started:
+            ray.shutdown()
+    sys.stdout.write(f"#signature\t{scored.signature}\n")
+    sys.stdout.write(f"#system\t{system:.6f}\t{AGGREGATION}\tn={n_rows}\n")
+    sys.stdout.write(f"#manifest\t{out / MANIFEST_NAME}\n")
+    return 0
+
+
+def _describe_input(args: argparse.Namespace) -> dict[str, Any]:
+    if args.jsonl is not None:
+        return {"jsonl": args.jsonl}
+    if args.ref_file is not None:
+        return {"ref_file": args.ref_file, "hyp_file": args.hyp_file, "format": args.file_format}
+    return {"ref": "<command line>"}

@@ -1,0 +1,231 @@
+"""``sitar serve``: run the HTTP scoring service (extra ``serve``).
+
+Builds a :class:`~sitar.serve.config.ServeConfig` from the options, checks the checkpoint and the
+API key before anything listens (so a typo is a one-line error with exit code 2, not a worker that
+never turns ready), then runs uvicorn: in this process for ``--workers 1``, or ``N`` worker
+processes that each load their own model session. With several workers, Prometheus samples go to
+a temporary ``PROMETHEUS_MULTIPROC_DIR`` so ``/metrics`` reports all of them. uvicorn handles
+SIGTERM and SIGINT: stop accepting, finish in-flight requests (up to ``--graceful-timeout``), then
+exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+
+from sitar.errors import MissingDependencyError
+
+__all__ = ["build_config", "register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the HTTP scoring service (needs sitar[serve])",
+        description=(
+            "Serve POST /v1/score, POST /v1/explain, GET /healthz, /readyz and /metrics over HTTP, "
+            "with micro-batching across concurrent requests. Binds 127.0.0.1 unless --host says "
+            "otherwise; auth with --api-key-file or --api-key-env."
+        ),
+    )
+    model = parser.add_argument_group("model (as in `sitar score`)")
+    model.add_argument("--checkpoint", metavar="PATH_OR_HUB_ID", default=None)
+    model.add_argument("--revision", default=None)
+    model.add_argument("--variant", choices=("int8", "fp32"), default=None)
+    model.add_argument("--analyzer", default=None)
+    model.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="ONNX Runtime threads per worker (default: ONNX Runtime's choice with one "
+        "worker, cores / workers with several)",
+    )
+    model.add_argument(
+        "--batch-size",
+        type=int,
+        default=32,
+        metavar="N",
+        help="pairs per model batch inside one scoring call (default 32)",
+    )
+    net = parser.add_argument_group("network")
+    net.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the service)",
+    )
+    net.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    net.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes, one model session each (default 1)",
+    )
+    batching = parser.add_argument_group("micro-batching")
+    batching.add_argument(
+        "--max-batch-pairs",
+        type=int,
+        default=64,
+        metavar="N",
+        help="most pairs merged into one model call (default 64)",
+    )
+    batching.add_argument(
+        "--max-wait-ms",
+        type=float,
+        default=5.0,
+        metavar="MS",
+        help="longest wait for more requests before a call (default 5)",
+    )
+    batching.add_argument(
+        "--max-queue-pairs",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="pairs admitted and unanswered before 503 queue_full (default 1024)",
+    )
+    limits = parser.add_argument_group("limits")
+    limits.add_argument(
+        "--max-pairs",
+        dest="max_pairs_per_request",
+        type=int,
+        default=256,
+        metavar="N",
+        help="most pairs per request (default 256; more: 413)",
+    )
+    limits.add_argument(
+        "--max-chars",
+        dest="max_chars_per_text",
+        type=int,
+        default=4096,
+        metavar="N",
+        help="most characters per text (default 4096; more: 413)",
+    )
+    limits.add_argument(
+        "--request-timeout",
+        dest="request_timeout_s",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="answer 503 timeout after S seconds (default 30)",
+    )
+    security = parser.add_argument_group("security")
+    security.add_argument(
+        "--api-key-file",
+        metavar="PATH",
+        default=None,
+        help="require 'Authorization: Bearer KEY' with KEY the file's first line",
+    )
+    security.add_argument(
+        "--api-key-env",
+        action="store_true",
+        help="require a bearer token read from the SITAR_API_KEY variable",
+    )
+    security.add_argument(
+        "--cors-origin",
+        dest="cors_origins",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow this browser origin (repeatable; default: CORS off)",
+    )
+    ops = parser.add_argument_group("operations")
+    ops.add_argument(
+        "--no-access-log",
+        dest="access_log",
+        action="store_false",
+        help="do not write the JSON access log on stderr",
+    )
+    ops.add_argument(
+        "--graceful-timeout",
+        dest="graceful_timeout_s",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="on SIGTERM, wait at most S seconds for open requests",
+    )
+    ops.add_argument(
+        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+    )
+    parser.set_defaults(func=run)
+
+
+def build_config(args: argparse.Namespace) -> object:
+    from sitar.serve.config import ServeConfig
+
+    return ServeConfig(
+        checkpoint=args.checkpoint,
+        revision=args.revision,
+        variant=args.variant,
+        analyzer=args.analyzer,
+        threads=args.threads,
+        batch_size=args.batch_size,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        max_batch_pairs=args.max_batch_pairs,
+        max_wait_ms=args.max_wait_ms,
+        max_queue_pairs=args.max_queue_pairs,
+        max_pairs_per_request=args.max_pairs_per_request,
+        max_chars_per_text=args.max_chars_per_text,
+        request_timeout_s=args.request_timeout_s,
+        api_key_file=args.api_key_file,
+        api_key_env=args.api_key_env,
+        cors_origins=tuple(args.cors_origins),
+        access_log=args.access_log,
+        graceful_timeout_s=args.graceful_timeout_s,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from sitar.checkpoint import CheckpointConfig
+    from sitar.scorer import resolve_checkpoint
+    from sitar.serve.config import CONFIG_ENV, read_api_key
+
+    for package in ("uvicorn", "starlette", "prometheus_client"):
+        try:
+            __import__(package)
+        except ImportError as e:
+            raise MissingDependencyError(package, "sitar serve", "serve") from e
+    import uvicorn
+
+    config = build_config(args)
+    if config.workers > 1 and config.threads is None:
+        # N sessions that each use every core would oversubscribe the CPU: share the cores.
+        import dataclasses
+
+        config = dataclasses.replace(
+            config, threads=max(1, (os.cpu_count() or 1) // config.workers)
+        )
+    read_api_key(config)  # fail now on a missing or empty key, not in every worker
+    CheckpointConfig.load(resolve_checkpoint(config.checkpoint, revision=config.revision))
+
+    from sitar.serve.app import configure_logging
+
+    configure_logging(args.log_level)
+    common = {
+        "host": config.host,
+        "port": config.port,
+        "log_level": args.log_level,
+        "access_log": False,  # ours is structured (sitar.serve.access)
+        "server_header": False,
+        "timeout_graceful_shutdown": max(1, round(config.graceful_timeout_s)),
+        "proxy_headers": False,
+    }
+    if config.workers == 1:
+        from sitar.serve.app import create_app
+
+        uvicorn.run(create_app(config), **common)
+        return 0
+    metrics_dir = tempfile.mkdtemp(prefix="sitar-serve-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    os.environ[CONFIG_ENV] = config.to_json()
+    os.environ["SITAR_SERVE_LOG_LEVEL"] = args.log_level
+    try:
+        uvicorn.run("sitar.serve.app:app_from_env", factory=True, workers=config.workers, **common)
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+    return 0

@@ -1,0 +1,282 @@
+"""Score a Ray Dataset of (reference, hypothesis) pairs on a Ray cluster (extra ``ray``).
+
+:func:`score_dataset` maps the dataset through a pool of ``num_actors`` Ray actors with
+``Dataset.map_batches``: each actor loads the checkpoint **once** (``Scorer.load``) and scores the
+batches it receives with ``Scorer.score``; each batch comes back with its input columns plus
+``score``, ``raw``, ``windowed``, ``identical``, ``n_windows`` and ``signature`` (and
+``explanation``, a JSON string of :meth:`Explanation.to_dict`, with ``explain=True``). The driver
+loads the checkpoint too, to fail fast on a bad path and to know the signature; every actor checks
+that its own scorer has the same signature (a node with another sitar version or checkpoint is an
+error, not a silently mixed result).
+
+Scores equal ``Scorer.score`` on the same pairs in one process: each pair is scored independently
+of its batch neighbours (exactly once the model is batch invariant; to float rounding before).
+
+The checkpoint must be loadable on every node: the packaged default (``checkpoint=None``) always
+is; a local folder must exist at the same path on every node (a shared file system), and a Hugging
+Face id needs the hub cache or network on each node.
+
+``import sitar.integrations.ray`` does not import Ray; the functions do.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sitar.errors import CheckpointError, InputError, MissingDependencyError, SitarError
+
+__all__ = [
+    "SCORE_COLUMNS",
+    "RayScored",
+    "dataset_from_pairs",
+    "score_dataset",
+    "unwrap_ray_error",
+    "write_jsonl_shards",
+]
+
+#: Columns added to every row (``explanation`` too with ``explain=True``).
+SCORE_COLUMNS = ("score", "raw", "windowed", "identical", "n_windows", "signature")
+
+
+def _ray() -> Any:
+    try:
+        import ray
+        import ray.data
+    except ImportError as e:
+        raise MissingDependencyError("ray", "scoring on a Ray cluster", "ray") from e
+    return ray
+
+
+@dataclass(frozen=True)
+class RayScored:
+    """A lazily scored Ray Dataset and the signature of its scores."""
+
+    dataset: Any  # ray.data.Dataset
+    signature: str
+
+
+class _ScoreBatch:
+    """The actor: one scorer per actor, loaded in ``__init__``; called once per batch."""
+
+    def __init__(
+        self,
+        load_kwargs: dict[str, Any],
+        batch_size: int,
+        reference_column: str,
+        hypothesis_column: str,
+        explain: bool,
+        expected_signature: str,
+    ) -> None:
+        from sitar.scorer import Scorer
+
+        self.scorer = Scorer.load(**load_kwargs)
+        if self.scorer.signature != expected_signature:
+            raise CheckpointError(
+                "a Ray actor's scorer has another signature than the driver's: "
+                f"{self.scorer.signature!r} vs {expected_signature!r}; install the same sitar "
+                "version and checkpoint on every node"
+            )
+        self.batch_size = batch_size
+        self.ref_col = reference_column
+        self.hyp_col = hypothesis_column
+        self.explain = explain
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        refs = [_as_text(x, self.ref_col) for x in batch[self.ref_col]]
+        hyps = [_as_text(x, self.hyp_col) for x in batch[self.hyp_col]]
+        result = self.scorer.score(references=refs, hypotheses=hyps, batch_size=self.batch_size)
+        out = dict(batch)
+        out["score"] = np.asarray(result.scores, dtype=np.float64)
+        out["raw"] = np.asarray(result.raw, dtype=np.float64)
+        out["windowed"] = np.asarray(result.windowed, dtype=bool)
+        out["identical"] = np.asarray(result.identical, dtype=bool)
+        out["n_windows"] = np.asarray(result.n_windows, dtype=np.int64)
+        out["signature"] = np.asarray([result.signature] * len(refs), dtype=object)
+        if self.explain:
+            out["explanation"] = np.asarray(
+                [
+                    json.dumps(
+                        _json_safe(self.scorer.explain(r, h, batch_size=self.batch_size).to_dict()),
+                        ensure_ascii=False,
+                    )
+                    for r, h in zip(refs, hyps, strict=True)
+                ],
+                dtype=object,
+            )
+        return out
+
+
+def _as_text(value: Any, column: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    raise InputError(
+        f"column {column!r} must hold strings, got a {type(value).__name__} ({value!r:.40})"
+    )
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def score_dataset(
+    dataset: Any,
+    *,
+    checkpoint: str | None = None,
+    revision: str | None = None,
+    variant: str | None = None,
+    analyzer: str | None = None,
+    num_actors: int = 2,
+    threads_per_actor: int = 1,
+    batch_size: int = 32,
+    rows_per_batch: int = 1024,
+    reference_column: str = "reference",
+    hypothesis_column: str = "hypothesis",
+    explain: bool = False,
+) -> RayScored:
+    """Score every row of ``dataset`` (a ``ray.data.Dataset``) with an actor pool.
+
+    ``num_actors`` actors each hold one ONNX session with ``threads_per_actor`` threads (and
+    reserve as many Ray CPUs); each receives ``rows_per_batch`` rows at a time and scores them
+    with ``Scorer.score(..., batch_size=batch_size)``. Other columns (ids) are kept. Returns a
+    :class:`RayScored`; the dataset is lazy, as Ray datasets are (write it, iterate it or
+    ``materialize()`` it). The checkpoint options are those of :meth:`Scorer.load`.
+    """
+    ray = _ray()
+    for name, value in (
+        ("num_actors", num_actors),
+        ("threads_per_actor", threads_per_actor),
+        ("batch_size", batch_size),
+        ("rows_per_batch", rows_per_batch),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be a positive integer, got {value!r}")
+    if not isinstance(dataset, ray.data.Dataset):
+        raise InputError(f"dataset must be a ray.data.Dataset, got {type(dataset).__name__}")
+    columns = dataset.columns(fetch_if_missing=True)
+    missing = [c for c in (reference_column, hypothesis_column) if c not in columns]
+    if missing:
+        raise InputError(
+            f"the dataset has no column(s) {', '.join(map(repr, missing))}; it has "
+            f"{list(columns)}; pass reference_column= / hypothesis_column="
+        )
+    clashes = [c for c in (*SCORE_COLUMNS, "explanation") if c in columns]
+    if clashes:
+        raise InputError(
+            f"the dataset already has column(s) {', '.join(map(repr, clashes))}, which scoring "
+            "would overwrite; rename or drop them first"
+        )
+    from sitar.scorer import Scorer
+
+    load_kwargs = {
+        "path_or_hub_id": checkpoint,
+        "revision": revision,
+        "variant": variant,
+        "analyzer": analyzer,
+        "threads": threads_per_actor,
+    }
+    signature = Scorer.load(**load_kwargs).signature  # fail fast here, not in every actor
+    scored = dataset.map_batches(
+        _ScoreBatch,
+        fn_constructor_kwargs={
+            "load_kwargs": load_kwargs,
+            "batch_size": batch_size,
+            "reference_column": reference_column,
+            "hypothesis_column": hypothesis_column,
+            "explain": explain,
+            "expected_signature": signature,
+        },
+        batch_size=rows_per_batch,
+        batch_format="numpy",
+        concurrency=num_actors,
+        num_cpus=threads_per_actor,
+    )
+    return RayScored(dataset=scored, signature=signature)
+
+
+def unwrap_ray_error(error: BaseException) -> SitarError | None:
+    """The SitarError that a Ray task or actor raised, if ``error`` still carries it as an
+    object (``.cause``, ``__cause__`` or ``__context__``); ``None`` otherwise. Best effort: with
+    Ray 2.60 an error raised inside a Ray Data actor (a non-string text in a user's Dataset) was
+    not found this way, so callers must handle ``None`` (the CLI validates its pairs on the
+    driver before Ray sees them)."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [error]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, SitarError):
+            return e
+        stack.extend([getattr(e, "cause", None), e.__cause__, e.__context__])
+    return None
+
+
+def _text_table(ids: Sequence[str], references: Sequence[str], hypotheses: Sequence[str]) -> Any:
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            "id": pa.array(list(ids), type=pa.string()),
+            "reference": pa.array(list(references), type=pa.string()),
+            "hypothesis": pa.array(list(hypotheses), type=pa.string()),
+        }
+    )
+
+
+def dataset_from_pairs(
+    ids: Sequence[str],
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    rows_per_block: int = 10_000,
+) -> Any:
+    """A Ray Dataset with ``id``, ``reference``, ``hypothesis`` columns, in blocks of
+    ``rows_per_block`` rows (so the actors share the work from the start)."""
+    ray = _ray()
+    table = _text_table(ids, references, hypotheses)
+    n = table.num_rows
+    blocks = [table.slice(i, rows_per_block) for i in range(0, n, rows_per_block)] or [table]
+    return ray.data.from_arrow(blocks)
+
+
+def write_jsonl_shards(dataset: Any, path: str) -> None:
+    """Write ``dataset`` as JSONL shards (``*.jsonl``, one object per row) under ``path``.
+
+    Floats are written with Python's shortest round-trip repr, so a score read back is the very
+    float that was computed (pandas' ``to_json``, behind ``Dataset.write_json``, keeps only 10
+    significant digits by default).
+    """
+    _ray()
+    from ray.data.datasource import BlockBasedFileDatasink
+
+    class _JsonlSink(BlockBasedFileDatasink):  # type: ignore[misc]
+        def write_block_to_file(self, block: Any, file: Any) -> None:
+            lines = []
+            for row in block.iter_rows(public_row_format=True):
+                record = {k: _plain(v) for k, v in dict(row).items()}
+                lines.append(json.dumps(record, ensure_ascii=False))
+            if lines:
+                file.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+    dataset.write_datasink(_JsonlSink(path, file_format="jsonl"))
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars to Python ones (json cannot encode numpy types)."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value

@@ -1,0 +1,505 @@
+"""The ASGI app of ``sitar serve`` (Starlette): endpoints, validation, auth, access logs.
+
+Endpoints:
+
+* ``POST /v1/score`` ``{"references": [...], "hypotheses": [...]}`` -> ``ScoreResult.to_dict()``
+  of exactly those pairs (scores, raw, windowed, identical, n_windows, system_score, aggregation,
+  n_pairs, signature), scored through the micro-batching queue (:mod:`sitar.serve.batching`);
+* ``POST /v1/explain`` ``{"reference": "...", "hypothesis": "..."}`` -> ``Explanation.to_dict()``
+  (per-gap severities and estimated tiers);
+* ``GET /healthz`` (the process answers), ``GET /readyz`` (the model is loaded and warm; 503
+  before), ``GET /metrics`` (Prometheus text).
+
+Errors are JSON ``{"error": KIND, "message": TEXT}`` with the HTTP status of their kind:
+400 ``bad_request`` (body is not JSON), 413 ``too_large`` (body, pair count or text length over a
+limit), 422 ``invalid`` (wrong fields or types: the messages of ``Scorer.score``), 401
+``unauthorized``, 503 ``queue_full`` (with ``Retry-After``), ``timeout``, ``not_ready`` or
+``shutting_down``, 500 ``internal``. The model is loaded in the worker's model thread after the
+server starts, so ``/healthz`` answers at once and ``/readyz`` turns 200 only after a warm-up call.
+
+Auth is optional: with a key configured, ``/v1/*`` and ``/metrics`` need ``Authorization: Bearer
+KEY`` (compared with :func:`hmac.compare_digest`); ``/healthz`` and ``/readyz`` stay open for
+orchestrators. The key and the Authorization header never reach a log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import math
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from sitar.errors import InputError, MissingDependencyError, SitarError
+from sitar.serve.batching import (
+    BatchStats,
+    MicroBatcher,
+    QueueFullError,
+    RequestTimeoutError,
+    ShuttingDownError,
+)
+from sitar.serve.config import CONFIG_ENV, ServeConfig, read_api_key
+
+__all__ = ["ApiError", "app_from_env", "check_pairs", "create_app"]
+
+access_logger = logging.getLogger("sitar.serve.access")
+logger = logging.getLogger("sitar.serve")
+
+# Pairs scored once before /readyz turns ready: one ordinary pair and one identical pair.
+_WARMUP_REFERENCES = ["please send the invoice on friday", "warm up"]
+_WARMUP_HYPOTHESES = ["please send the invoice on monday", "warm up"]
+
+_SCORE_FIELDS = ("references", "hypotheses")
+_EXPLAIN_FIELDS = ("reference", "hypothesis")
+#: Endpoints named in metrics; anything else is counted as "other" (bounded label values).
+_ENDPOINTS = ("/v1/score", "/v1/explain", "/healthz", "/readyz", "/metrics")
+
+
+class ApiError(SitarError):
+    """An error answered as JSON with an HTTP status."""
+
+    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.headers = headers or {}
+
+
+def _starlette() -> Any:
+    try:
+        import starlette
+    except ImportError as e:
+        raise MissingDependencyError("starlette", "sitar serve", "serve") from e
+    return starlette
+
+
+# -- validation (the messages of Scorer.score, then the server's limits) ---------------------------
+
+
+def check_pairs(
+    references: Any, hypotheses: Any, *, max_pairs: int, max_chars: int
+) -> tuple[list[str], list[str]]:
+    """Validate a score request's pairs: the types and messages of ``Scorer.score`` (HTTP 422),
+    then the server's limits (HTTP 413)."""
+    for name, items in (("references", references), ("hypotheses", hypotheses)):
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise ApiError(
+                422,
+                "invalid",
+                f"{name} must be a list of str, got {type(items).__name__}; "
+                "wrap a single pair as references=[r], hypotheses=[h]",
+            )
+    if len(references) != len(hypotheses):
+        raise ApiError(
+            422,
+            "invalid",
+            "references and hypotheses must have the same length, got "
+            f"{len(references)} references and {len(hypotheses)} hypotheses",
+        )
+    for name, items in (("references", references), ("hypotheses", hypotheses)):
+        for i, item in enumerate(items):
+            if not isinstance(item, str):
+                raise ApiError(
+                    422, "invalid", f"{name}[{i}] must be a str, got {type(item).__name__}"
+                )
+    if len(references) > max_pairs:
+        raise ApiError(
+            413,
+            "too_large",
+            f"too many pairs in one request: got {len(references)}, the limit is {max_pairs}; "
+            "split the request",
+        )
+    for name, items in (("references", references), ("hypotheses", hypotheses)):
+        for i, item in enumerate(items):
+            _check_length(f"{name}[{i}]", item, max_chars)
+    return list(references), list(hypotheses)
+
+
+def _check_length(name: str, text: str, max_chars: int) -> None:
+    if len(text) > max_chars:
+        raise ApiError(
+            413,
+            "too_large",
+            f"{name} has {len(text)} characters, the limit is {max_chars} per text",
+        )
+
+
+def _check_fields(body: Any, expected: Sequence[str]) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise ApiError(
+            422,
+            "invalid",
+            f"expected a JSON object with {', '.join(expected)}, got {type(body).__name__}",
+        )
+    missing = [k for k in expected if k not in body]
+    if missing:
+        raise ApiError(422, "invalid", f"missing field(s) {', '.join(missing)}")
+    unknown = sorted(k for k in body if k not in expected)
+    if unknown:
+        raise ApiError(
+            422,
+            "invalid",
+            f"unknown field(s) {', '.join(unknown)}; expected {', '.join(expected)}",
+        )
+    return body
+
+
+def _json_safe(obj: Any) -> Any:
+    """NaN/inf are not JSON: write them as null (the convention of ScoreResult.to_dict)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+# -- the app -------------------------------------------------------------------------------------
+
+
+class _State:
+    """Per-worker state: the scorer, the batcher, readiness, metrics, the key."""
+
+    def __init__(self, config: ServeConfig, scorer_factory: Any = None) -> None:
+        from sitar.serve.metrics import ServeMetrics
+
+        self.config = config
+        self.api_key = read_api_key(config)
+        self.metrics = ServeMetrics()
+        self.scorer: Any = None
+        self.ready = False
+        self.load_error: str | None = None
+        self._scorer_factory = scorer_factory or self._load_scorer
+        self.batcher = MicroBatcher(
+            self._score,
+            max_batch_pairs=config.max_batch_pairs,
+            max_wait_s=config.max_wait_ms / 1000.0,
+            max_queue_pairs=config.max_queue_pairs,
+            on_batch=self._on_batch,
+        )
+
+    def _load_scorer(self) -> Any:
+        from sitar.scorer import Scorer
+
+        c = self.config
+        return Scorer.load(
+            c.checkpoint,
+            variant=c.variant,
+            threads=c.threads,
+            revision=c.revision,
+            analyzer=c.analyzer,
+        )
+
+    def _score(self, references: list[str], hypotheses: list[str]) -> Any:
+        return self.scorer.score(
+            references=references, hypotheses=hypotheses, batch_size=self.config.batch_size
+        )
+
+    def _warm_up(self) -> None:
+        # One scoring call (sessions, tokenizer) and one explanation (the CGD analyzer's lexicon),
+        # so the first real request does not pay for loading them.
+        self._score(list(_WARMUP_REFERENCES), list(_WARMUP_HYPOTHESES))
+        self.scorer.explain(_WARMUP_REFERENCES[0], _WARMUP_HYPOTHESES[0])
+
+    def _on_batch(self, stats: BatchStats) -> None:
+        m = self.metrics
+        m.batch_seconds.observe(stats.seconds)
+        if stats.kind == "score":
+            m.batch_pairs.observe(stats.n_pairs)
+            m.batch_requests.observe(stats.n_requests)
+            if stats.ok:
+                m.pairs.inc(stats.n_pairs)
+        m.queue_depth.set(self.batcher.depth)
+
+    async def load(self) -> None:
+        """Load the model in the model thread and warm it up; then turn ready."""
+        t0 = time.perf_counter()
+        try:
+            self.scorer = await self.batcher.run_in_model_thread(self._scorer_factory)
+            await self.batcher.run_in_model_thread(self._warm_up)
+        except Exception as e:
+            self.load_error = f"{type(e).__name__}: {e}"
+            logger.error(json.dumps({"event": "load_failed", "error": self.load_error}))
+            return
+        self.ready = True
+        self.metrics.ready.set(1)
+        logger.info(
+            json.dumps(
+                {
+                    "event": "ready",
+                    "pid": os.getpid(),
+                    "signature": self.scorer.signature,
+                    "load_seconds": round(time.perf_counter() - t0, 3),
+                }
+            )
+        )
+
+
+def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
+    """The Starlette app for ``config``. ``scorer_factory()`` (tests) replaces ``Scorer.load``."""
+    _starlette()
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    state = _State(config, scorer_factory)
+
+    def error_response(e: ApiError) -> JSONResponse:
+        state.metrics.errors.labels(kind=e.kind).inc()
+        return JSONResponse(
+            {"error": e.kind, "message": e.message}, status_code=e.status, headers=e.headers
+        )
+
+    def authorize(request: Request) -> None:
+        if state.api_key is None:
+            return
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        ok = scheme.lower() == "bearer" and hmac.compare_digest(
+            token.strip().encode("utf-8"), state.api_key.encode("utf-8")
+        )
+        if not ok:
+            raise ApiError(
+                401,
+                "unauthorized",
+                "missing or wrong bearer token; send 'Authorization: Bearer <key>'",
+                {"WWW-Authenticate": "Bearer"},
+            )
+
+    async def read_json(request: Request) -> Any:
+        length = request.headers.get("content-length")
+        limit = config.max_body_bytes
+        if length is not None and length.isdigit() and int(length) > limit:
+            raise ApiError(
+                413, "too_large", f"request body of {length} bytes is over the limit of {limit}"
+            )
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise ApiError(413, "too_large", f"request body is over the limit of {limit} bytes")
+        try:
+            return json.loads(bytes(body).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ApiError(400, "bad_request", f"request body is not valid UTF-8 JSON: {e}") from e
+
+    def require_ready() -> None:
+        if not state.ready:
+            msg = "the model is not loaded yet; retry when /readyz answers 200"
+            if state.load_error:
+                msg = f"the model failed to load: {state.load_error}"
+            raise ApiError(503, "not_ready", msg, {"Retry-After": "1"})
+
+    async def run_queued(coro: Any) -> Any:
+        try:
+            return await coro
+        except QueueFullError as e:
+            raise ApiError(503, "queue_full", str(e), {"Retry-After": "1"}) from e
+        except RequestTimeoutError as e:
+            raise ApiError(503, "timeout", str(e)) from e
+        except ShuttingDownError as e:
+            raise ApiError(503, "shutting_down", str(e)) from e
+        except InputError as e:
+            # From inside the scorer (e.g. a token longer than the model's max_length).
+            raise ApiError(422, "invalid", str(e)) from e
+
+    async def score(request: Request) -> Response:
+        authorize(request)
+        body = _check_fields(await read_json(request), _SCORE_FIELDS)
+        refs, hyps = check_pairs(
+            body["references"],
+            body["hypotheses"],
+            max_pairs=config.max_pairs_per_request,
+            max_chars=config.max_chars_per_text,
+        )
+        require_ready()
+        request.scope.setdefault("state", {})["n_pairs"] = len(refs)
+        result = await run_queued(state.batcher.score(refs, hyps, timeout=config.request_timeout_s))
+        state.metrics.queue_depth.set(state.batcher.depth)
+        return JSONResponse(_json_safe(result.to_dict()))
+
+    async def explain(request: Request) -> Response:
+        authorize(request)
+        body = _check_fields(await read_json(request), _EXPLAIN_FIELDS)
+        for name in _EXPLAIN_FIELDS:
+            if not isinstance(body[name], str):
+                raise ApiError(
+                    422, "invalid", f"{name} must be a str, got {type(body[name]).__name__}"
+                )
+            _check_length(name, body[name], config.max_chars_per_text)
+        require_ready()
+        ref, hyp = body["reference"], body["hypothesis"]
+        request.scope.setdefault("state", {})["n_pairs"] = 1
+        explanation = await run_queued(
+            state.batcher.call(
+                lambda: state.scorer.explain(ref, hyp, batch_size=config.batch_size),
+                timeout=config.request_timeout_s,
+            )
+        )
+        return JSONResponse(_json_safe(explanation.to_dict()))
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "pid": os.getpid()})
+
+    async def readyz(request: Request) -> Response:
+        if state.ready:
+            return JSONResponse(
+                {"status": "ready", "pid": os.getpid(), "signature": state.scorer.signature}
+            )
+        status = "failed" if state.load_error else "loading"
+        payload: dict[str, Any] = {"status": status, "pid": os.getpid()}
+        if state.load_error:
+            payload["error"] = state.load_error
+        return JSONResponse(payload, status_code=503, headers={"Retry-After": "1"})
+
+    async def metrics(request: Request) -> Response:
+        authorize(request)
+        state.metrics.queue_depth.set(state.batcher.depth)
+        body, content_type = state.metrics.render()
+        return Response(body, media_type=content_type)
+
+    async def api_error_handler(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc)
+
+    async def internal_error_handler(request: Request, exc: Exception) -> Response:
+        logger.error(
+            json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})
+        )
+        return error_response(
+            ApiError(500, "internal", f"internal error while scoring: {type(exc).__name__}")
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        state.batcher.start()
+        loader = asyncio.get_running_loop().create_task(state.load())
+        try:
+            yield
+        finally:
+            # uvicorn has stopped accepting and waited for open requests; drain what is left.
+            with contextlib.suppress(asyncio.CancelledError):
+                await loader
+            await state.batcher.close()
+            state.metrics.ready.set(0)
+            logger.info(json.dumps({"event": "stopped", "pid": os.getpid()}))
+
+    middleware = []
+    if config.cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(config.cors_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["Authorization", "Content-Type"],
+            )
+        )
+    app = Starlette(
+        routes=[
+            Route("/v1/score", score, methods=["POST"]),
+            Route("/v1/explain", explain, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),
+        ],
+        middleware=middleware,
+        exception_handlers={ApiError: api_error_handler, Exception: internal_error_handler},
+        lifespan=lifespan,
+    )
+    app.state.sitar = state
+    return _AccessLog(app, state)
+
+
+class _AccessLog:
+    """ASGI middleware: one JSON access-log line per request, request metrics, X-Request-ID.
+
+    Logged: time, request id, client address, method, path, status, duration, pairs. Never
+    headers or bodies (so never the bearer token or the texts).
+    """
+
+    def __init__(self, app: Any, state: _State) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+        request_id = uuid.uuid4().hex[:16]
+        status = 500
+        scope.setdefault("state", {})
+
+        async def send_wrapper(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [
+                    *message["headers"],
+                    (b"x-request-id", request_id.encode("ascii")),
+                ]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            seconds = time.perf_counter() - t0
+            path = scope.get("path", "")
+            endpoint = path if path in _ENDPOINTS else "other"
+            m = self.state.metrics
+            m.requests.labels(endpoint=endpoint, status=str(status)).inc()
+            m.latency.labels(endpoint=endpoint).observe(seconds)
+            if self.state.config.access_log and access_logger.isEnabledFor(logging.INFO):
+                client = scope.get("client")
+                record = {
+                    "ts": round(time.time(), 3),
+                    "request_id": request_id,
+                    "client": f"{client[0]}:{client[1]}" if client else None,
+                    "method": scope.get("method"),
+                    "path": path,
+                    "status": status,
+                    "ms": round(seconds * 1000.0, 2),
+                    "pairs": scope["state"].get("n_pairs"),
+                    "pid": os.getpid(),
+                }
+                access_logger.info(json.dumps(record))
+
+    @property
+    def sitar_state(self) -> _State:
+        return self.state
+
+
+def configure_logging(level: str = "info") -> None:
+    """JSON lines on stderr for the ``sitar.serve`` loggers (called by the serve command and by
+    each worker process; never at import)."""
+    log = logging.getLogger("sitar.serve")
+    if not any(getattr(h, "_sitar_serve", False) for h in log.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._sitar_serve = True  # type: ignore[attr-defined]
+        log.addHandler(handler)
+    log.setLevel(level.upper())
+    log.propagate = False
+
+
+def app_from_env() -> Any:
+    """App factory for uvicorn worker processes: the config comes from :data:`CONFIG_ENV`."""
+    text = os.environ.get(CONFIG_ENV)
+    if not text:
+        raise InputError(f"{CONFIG_ENV} is not set; start the server with `sitar serve`")
+    config = ServeConfig.from_json(text)
+    configure_logging(os.environ.get("SITAR_SERVE_LOG_LEVEL", "info"))
+    return create_app(config)

@@ -1,0 +1,196 @@
+"""The micro-batching queue, with a fake scorer: merging, slicing, limits, timeouts, draining."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+
+import pytest
+
+from sitar.errors import InputError
+from sitar.scorer import ScoreResult
+from sitar.serve.batching import (
+    MicroBatcher,
+    QueueFullError,
+    RequestTimeoutError,
+    ShuttingDownError,
+    slice_result,
+)
+
+
+def fake_result(references, hypotheses):
+    """A ScoreResult whose score of a pair is a function of that pair alone."""
+    for r in references:
+        if r == "BAD":
+            raise InputError("a single token is longer than max_length on its own")
+    scores = tuple(
+        (len(r) + 2 * len(h)) / 1000.0 for r, h in zip(references, hypotheses, strict=True)
+    )
+    n = len(scores)
+    return ScoreResult(
+        scores=scores,
+        raw=tuple(s * 7 / 3 for s in scores),
+        windowed=(False,) * n,
+        identical=tuple(r == h for r, h in zip(references, hypotheses, strict=True)),
+        n_windows=(1,) * n,
+        system_score=sum(scores) / n if n else math.nan,
+        aggregation="macro mean of per-pair normalized scores",
+        signature="sig-test",
+    )
+
+
+class Recorder:
+    def __init__(self, gate: threading.Event | None = None):
+        self.calls: list[int] = []
+        self.stats = []
+        self.gate = gate
+
+    def __call__(self, references, hypotheses):
+        if self.gate is not None:
+            self.gate.wait(10)
+        self.calls.append(len(references))
+        return fake_result(references, hypotheses)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_slice_result_matches_scoring_alone():
+    refs = ["a", "bb", "ccc", "dddd"]
+    hyps = ["a", "b", "cc", "d"]
+    whole = fake_result(refs, hyps)
+    part = slice_result(whole, 1, 3)
+    alone = fake_result(refs[1:3], hyps[1:3])
+    assert part == alone
+    empty = slice_result(whole, 2, 2)
+    assert len(empty) == 0 and math.isnan(empty.system_score)
+
+
+def test_concurrent_requests_share_one_call_and_get_their_own_slice():
+    rec = Recorder()
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=64, max_wait_s=0.2, on_batch=rec.stats.append)
+        b.start()
+        reqs = [(["x" * k, "y"], ["z", "w" * k]) for k in range(1, 6)]
+        results = await asyncio.gather(*(b.score(r, h) for r, h in reqs))
+        await b.close()
+        return reqs, results
+
+    reqs, results = run(main())
+    assert rec.calls == [10]  # five requests of two pairs, one model call
+    assert rec.stats[0].n_requests == 5 and rec.stats[0].n_pairs == 10
+    for (r, h), got in zip(reqs, results, strict=True):
+        assert got == fake_result(r, h)
+
+
+def test_batches_respect_max_batch_pairs_and_order():
+    rec = Recorder()
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=4, max_wait_s=0.05)
+        b.start()
+        reqs = [([f"r{k}"] * 3, [f"h{k}"] * 3) for k in range(5)]
+        results = await asyncio.gather(*(b.score(r, h) for r, h in reqs))
+        await b.close()
+        return reqs, results
+
+    reqs, results = run(main())
+    assert max(rec.calls) <= 4 and sum(rec.calls) == 15
+    for (r, h), got in zip(reqs, results, strict=True):
+        assert got == fake_result(r, h)
+
+
+def test_queue_full_is_refused_at_once_and_counts_waiting_pairs():
+    gate = threading.Event()
+    rec = Recorder(gate)
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=64, max_wait_s=0.0, max_queue_pairs=3)
+        b.start()
+        first = asyncio.ensure_future(b.score(["a", "b"], ["c", "d"]))
+        await asyncio.sleep(0.05)  # admitted and blocked in the model thread
+        assert b.depth == 2
+        with pytest.raises(QueueFullError, match="2 of 3 pairs admitted, this request needs 2"):
+            await b.score(["e", "f"], ["g", "h"])
+        small = asyncio.ensure_future(b.score(["e"], ["g"]))  # fits: 3 of 3
+        await asyncio.sleep(0.01)
+        assert b.depth == 3
+        gate.set()
+        await asyncio.gather(first, small)
+        assert b.depth == 0
+        await b.close()
+
+    run(main())
+
+
+def test_timeout_while_waiting_leaves_the_queue_unscored():
+    gate = threading.Event()
+    rec = Recorder(gate)
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=1, max_wait_s=0.0, max_queue_pairs=10)
+        b.start()
+        blocker = asyncio.ensure_future(b.score(["a"], ["b"]))
+        await asyncio.sleep(0.05)
+        with pytest.raises(RequestTimeoutError, match="not answered within 0.1 s"):
+            await b.score(["late"], ["x"], timeout=0.1)
+        assert b.depth == 1  # only the blocker is left
+        gate.set()
+        await blocker
+        await b.close()
+
+    run(main())
+    assert rec.calls == [1]  # the timed-out request was never scored
+
+
+def test_bad_request_does_not_fail_its_batch_neighbours():
+    rec = Recorder()
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=64, max_wait_s=0.2)
+        b.start()
+        good = b.score(["a", "b"], ["c", "d"])
+        bad = b.score(["BAD"], ["x"])
+        other = b.score(["e"], ["f"])
+        results = await asyncio.gather(good, bad, other, return_exceptions=True)
+        await b.close()
+        return results
+
+    good, bad, other = run(main())
+    assert isinstance(bad, InputError)
+    assert good == fake_result(["a", "b"], ["c", "d"])
+    assert other == fake_result(["e"], ["f"])
+
+
+def test_close_answers_admitted_work_then_refuses_new():
+    rec = Recorder()
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=64, max_wait_s=5.0)
+        b.start()
+        pending = asyncio.ensure_future(b.score(["a"], ["b"]))
+        await asyncio.sleep(0.05)  # waiting for more requests (max wait 5 s)
+        await b.close()  # does not wait the 5 s: draining flushes at once
+        assert (await pending) == fake_result(["a"], ["b"])
+        with pytest.raises(ShuttingDownError):
+            await b.score(["c"], ["d"])
+
+    run(main())
+
+
+def test_call_runs_in_the_model_thread_in_queue_order():
+    rec = Recorder()
+    names = []
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=64, max_wait_s=0.0)
+        b.start()
+        out = await b.call(lambda: names.append(threading.current_thread().name) or 42)
+        await b.close()
+        return out
+
+    assert run(main()) == 42
+    assert names[0].startswith("sitar-model")
