@@ -12,7 +12,8 @@ Three hand-written data sources, each read and checked here:
 * **Directions and antonyms** (``data/directions.tsv``): ``kind, word, other, source`` with
   ``kind`` ``antonym`` (left/right, lock/unlock, love/hate ...), ``neighbour`` (a phonetic
   neighbour that is another word: left -> lift, accept -> except) or ``homophone`` (same sound:
-  right -> write, sell -> cell). :func:`op_direction` plans T2 on outcome spans and T1 on inform
+  right -> write, sell -> cell). Antonyms apply both ways, neighbours and homophones only from
+  the direction word. :func:`op_direction` plans T2 on outcome spans and T1 on inform
   spans for antonyms and neighbours; a homophone keeps the word recoverable from its sound and
   context, so it is one tier lower (T1 on outcome spans, T0 on inform spans).
 * **Sentence rewrites and short commands** are pool sources (``annotation/sources/rewrites/`` and
@@ -76,7 +77,7 @@ class LexiconEntry:
 
 @dataclass(frozen=True)
 class DirectionPair:
-    """One directions row: ``word`` <-> ``other`` (both ways)."""
+    """One directions row: ``word`` -> ``other`` (an antonym also ``other`` -> ``word``)."""
 
     kind: str
     word: str
@@ -304,7 +305,8 @@ def _direction_table() -> dict[str, list[tuple[str, str]]]:
     table: dict[str, list[tuple[str, str]]] = {}
     for p in load_directions():
         table.setdefault(_norms(p.word)[0], []).append((p.kind, p.other))
-        table.setdefault(_norms(p.other)[0], []).append((p.kind, p.word))
+        if p.kind == "antonym":  # a neighbour or homophone only replaces the direction word
+            table.setdefault(_norms(p.other)[0], []).append((p.kind, p.word))
     return table
 
 
