@@ -206,7 +206,9 @@ def check_rewrites(root: Path, pool_texts: dict[str, str]) -> list[str]:
             ids.add(item["id"])
             ref, rw = item["reference"], item["rewrite"]
             if pool_texts.get(item["pool_id"]) != ref:
-                errors.append(f"{where}: reference is not the text of pool item {item['pool_id']!r}")
+                errors.append(
+                    f"{where}: reference is not the text of pool item {item['pool_id']!r}"
+                )
             key = (ref, rw)
             if key in pairs:
                 errors.append(f"{where}: duplicate rewrite")

@@ -974,7 +974,9 @@ def generate_pairs(
         if config.reword_probability > 0:
             extra += _reword_pairs(ref, seen, config, phonetic, common, analyzer, counters, version)
         if config.direction_probability > 0:
-            extra += _direction_pair(ref, seen, config, phonetic, common, analyzer, counters, version)
+            extra += _direction_pair(
+                ref, seen, config, phonetic, common, analyzer, counters, version
+            )
         for record in extra:
             seen.add(record.hypothesis)
             records.append(record)
@@ -1740,9 +1742,7 @@ def _v13_stats(
             "family_data_version": FAMILY_DATA_VERSION,
             "lexicon_rows_t0": sum(1 for e in lexicon_rows if e.tier == 0),
             "lexicon_rows_flip": sum(1 for e in lexicon_rows if e.tier == 2),
-            "direction_rows": dict(
-                sorted(Counter(p.kind for p in load_directions()).items())
-            ),
+            "direction_rows": dict(sorted(Counter(p.kind for p in load_directions()).items())),
             "short_commands": len(short_items),
         },
         "records": {k: len(v) for k, v in sorted(fams.items())},
@@ -1750,7 +1750,9 @@ def _v13_stats(
             k: {s: sum(1 for r in rs if family(r) == k) for s, rs in by_split.items()}
             for k in sorted(fams)
         },
-        "pair_max_position": {k: summarize(v)["pair_max_position"] for k, v in sorted(fams.items())},
+        "pair_max_position": {
+            k: summarize(v)["pair_max_position"] for k, v in sorted(fams.items())
+        },
         "counters": {
             k: v
             for k, v in sorted(counters.items())
@@ -1852,7 +1854,7 @@ def generate_corpus(
     if config.short_commands:
         short_items, short_hashes = load_short_commands(pool_root)
         hashes.update(short_hashes)
-    phonetic = PhoneticIndex(vocabulary([*items, *short_items]))
+    phonetic = PhoneticIndex(vocabulary(items))
     records, counters = generate_pairs(
         order, config=config, phonetic=phonetic, common=common, analyzer=analyzer,
         progress=progress,
@@ -1875,12 +1877,15 @@ def generate_corpus(
     if short_items:
         short_refs, short_notes = build_references(short_items, config, common)
         notes.update({f"short_{k}": v for k, v in short_notes.items()})
+        # The short commands' words join the phonetic vocabulary for their own pairs only, so
+        # the pool's pairs keep the neighbours a run without short commands draws.
         short_records, short_counters = generate_pairs(
             short_refs,
             config=dataclasses.replace(
                 config, pairs_per_reference=config.short_pairs_per_reference
             ),
-            phonetic=phonetic, common=common, analyzer=analyzer, n_weights=SHORT_EDIT_WEIGHTS,
+            phonetic=PhoneticIndex(vocabulary([*items, *short_items])), common=common,
+            analyzer=analyzer, n_weights=SHORT_EDIT_WEIGHTS,
         )  # fmt: skip
         counters.update({f"short_{k}": v for k, v in short_counters.items()})
         v13_records += short_records
