@@ -52,6 +52,15 @@ A third opt-in option (0 by default) gives ``synth-1.2``:
   *ladder* -- one T2, one T1 and two T0 edits and the 11 nested combinations a-k of the
   controlled-ordering protocol (SPEC §8), each segmented and scored like any pair -- so that
   variants inside one tier, ordered only by SPEC §5 counts, are seen together.
+
+Four more opt-in options (off by default) give ``synth-1.3`` (issue #12; data and operators in
+:mod:`.families`): ``reword_probability`` (:func:`_reword_pairs`: phrase-lexicon rewordings, all
+gaps T0, and their look-alike contrast flips), ``direction_probability``
+(:func:`_direction_pair`: direction and antonym swaps, T2 on outcome / T1 on inform spans),
+``short_commands`` (2-8 word commands from ``short/*.jsonl`` as extra references, split on their
+own) and ``sentence_rewrites`` (:func:`rewrite_records`: hand-written whole-sentence paraphrases,
+every gap T0, and their flips, exactly the flipped gap T2/T1). Like ladders they only add records:
+every other record is the record a run without them makes.
 """
 
 from __future__ import annotations
