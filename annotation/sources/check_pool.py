@@ -3,8 +3,12 @@
 Run ``python annotation/sources/check_pool.py`` (or import :func:`check_pool`). It checks every
 pool file ``pool/*.jsonl`` and ``templates*.jsonl``: required fields, 5-80 words per utterance
 (templates: after filling slots with short placeholders), unique ids and texts, role spans that
-occur exactly once in the text and do not overlap, known domains and slot types. It prints a
-summary (counts per domain) and exits non-zero on any problem.
+occur exactly once in the text and do not overlap, known domains and slot types. The short
+commands ``short/*.jsonl`` (``synth-1.3``) get the same checks with 2-8 words, and their texts
+must not repeat a pool text; the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
+repeat its text exactly, differ from it, and carry a flip whose ``old`` occurs once in the
+rewrite (:func:`check_rewrites`). It prints a summary (counts per domain) and exits non-zero on
+any problem.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ DOMAINS = {
     "sports_culture",
     "factual",
     "everyday",
+    "voice_assistant",
+    "dispatch",
 }
 SLOT_TYPES = {
     "person_name",
@@ -100,7 +106,10 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
     per_domain: Counter[str] = Counter()
     ids: set[str] = set()
     texts: set[str] = set()
-    for path in sorted((root / "pool").glob("*.jsonl")):
+    pool_texts: dict[str, str] = {}
+    files = [(p, 5, 80) for p in sorted((root / "pool").glob("*.jsonl"))]
+    files += [(p, 2, 8) for p in sorted((root / "short").glob("*.jsonl"))]
+    for path, min_words, max_words in files:
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
@@ -124,9 +133,10 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
                 errors.append(f"{where}: duplicate text {text!r}")
             texts.add(key)
             n = _words(text)
-            if not 5 <= n <= 80:
-                errors.append(f"{where}: {n} words (need 5-80)")
+            if not min_words <= n <= max_words:
+                errors.append(f"{where}: {n} words (need {min_words}-{max_words})")
             _check_spans(where, text, item, errors)
+            pool_texts[uid] = text
             per_domain[str(domain)] += 1
     n_templates = 0
     for tpath in sorted(root.glob("templates*.jsonl")):
@@ -165,7 +175,60 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
                 errors.append(f"{where}: {_words(filled)} words with slots filled (need 5-80)")
             _check_spans(where, template, item, errors)
             n_templates += 1
+    errors.extend(check_rewrites(root, pool_texts))
     return errors, per_domain, n_templates
+
+
+def check_rewrites(root: Path, pool_texts: dict[str, str]) -> list[str]:
+    """Problems in ``rewrites/*.jsonl``: each line needs ``id``, ``pool_id``, ``reference``,
+    ``rewrite`` and ``source``; the reference must be the pool item's text, the rewrite must differ
+    from it in its words; an optional ``flip`` (``old``, ``new``, ``tier`` 1 or 2, ``reason``)
+    needs ``old`` exactly once in the rewrite and ``new`` different from it."""
+    errors: list[str] = []
+    ids: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
+    for path in sorted((root / "rewrites").glob("*.jsonl")):
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{path.name}:{lineno}"
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as e:
+                errors.append(f"{where}: invalid JSON: {e.msg}")
+                continue
+            fields = ("id", "pool_id", "reference", "rewrite", "source")
+            if not all(isinstance(item.get(k), str) and item.get(k) for k in fields):
+                errors.append(f"{where}: needs non-empty strings {fields}")
+                continue
+            if item["id"] in ids:
+                errors.append(f"{where}: duplicate id {item['id']!r}")
+            ids.add(item["id"])
+            ref, rw = item["reference"], item["rewrite"]
+            if pool_texts.get(item["pool_id"]) != ref:
+                errors.append(
+                    f"{where}: reference is not the text of pool item {item['pool_id']!r}"
+                )
+            key = (ref, rw)
+            if key in pairs:
+                errors.append(f"{where}: duplicate rewrite")
+            pairs.add(key)
+            if WORD_RE.findall(ref.casefold()) == WORD_RE.findall(rw.casefold()):
+                errors.append(f"{where}: the rewrite has the reference's words")
+            flip = item.get("flip")
+            if flip is None:
+                continue
+            if not isinstance(flip, dict) or not isinstance(flip.get("old"), str):
+                errors.append(f"{where}: 'flip' needs 'old', 'new', 'tier', 'reason'")
+                continue
+            old, new = flip.get("old"), flip.get("new")
+            if not old or rw.count(old) != 1:
+                errors.append(f"{where}: flip 'old' {old!r} must occur once in the rewrite")
+            if not isinstance(new, str) or new == old or flip.get("tier") not in (1, 2):
+                errors.append(f"{where}: flip needs a different 'new' and 'tier' 1 or 2")
+            if not isinstance(flip.get("reason"), str) or not flip.get("reason"):
+                errors.append(f"{where}: flip needs a one-line 'reason'")
+    return errors
 
 
 def main() -> int:

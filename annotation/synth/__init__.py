@@ -6,7 +6,8 @@ number formats). Every pair is segmented with CGD and its targets are computed f
 with SPEC §5, so the records (``sitar.record/1``) match the LLM annotation pipeline's. Run
 ``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K`` (add
 ``--passage-probability P`` / ``--family-probability Q`` for the ``synth-1.1`` passages and nested
-siblings, and ``--ladder-probability L`` for the ``synth-1.2`` ladders).
+siblings, and ``--ladder-probability L`` for the ``synth-1.2`` ladders; ``--reword-probability``,
+``--direction-probability``, ``--short-commands`` and ``--sentence-rewrites`` for ``synth-1.3``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ __all__ = [
     "GENERATOR_VERSION",
     "GENERATOR_VERSION_V11",
     "GENERATOR_VERSION_V12",
+    "GENERATOR_VERSION_V13",
     "GenerationConfig",
     "generate_corpus",
     "generator_version",
@@ -25,6 +27,7 @@ from annotation.synth.generate import (
     GENERATOR_VERSION,
     GENERATOR_VERSION_V11,
     GENERATOR_VERSION_V12,
+    GENERATOR_VERSION_V13,
     GenerationConfig,
     generate_corpus,
     generator_version,

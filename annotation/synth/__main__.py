@@ -6,7 +6,9 @@ bar and prints a summary; ``--card PATH`` also writes the data card. Errors from
 
 ``--passage-probability P`` and ``--family-probability Q`` (both 0 by default, which reproduces the
 ``synth-1.0`` corpus byte for byte) turn on multi-sentence passages and nested siblings
-(``synth-1.1``); ``--ladder-probability L`` adds ladders (``synth-1.2``).
+(``synth-1.1``); ``--ladder-probability L`` adds ladders (``synth-1.2``). ``--reword-probability
+R``, ``--direction-probability D``, ``--short-commands`` and ``--sentence-rewrites`` add the
+families of issue #12 (``synth-1.3``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,38 @@ def build_parser() -> argparse.ArgumentParser:
         "and two T0 edits in the 11 nested combinations a-k (default 0; any value > 0 gives a "
         "synth-1.2 corpus)",
     )
+    p.add_argument(
+        "--reword-probability",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="share of references that also get a phrase-lexicon rewording pair (T0) and its "
+        "look-alike contrast flip (T2/T1) (default 0; any value > 0 gives a synth-1.3 corpus)",
+    )
+    p.add_argument(
+        "--direction-probability",
+        type=float,
+        default=0.0,
+        metavar="D",
+        help="share of references with a direction or antonym word in a role span that also get "
+        "a direction pair (T2 on outcome, T1 on inform spans) (default 0; > 0 gives synth-1.3)",
+    )
+    p.add_argument(
+        "--short-commands",
+        action="store_true",
+        help="add the hand-written short commands (sources/short/*.jsonl, 2-8 words) as "
+        "references (synth-1.3)",
+    )
+    p.add_argument(
+        "--short-pairs-per-reference", type=int, default=8, metavar="K",
+        help="pairs per short command (default 8)",
+    )  # fmt: skip
+    p.add_argument(
+        "--sentence-rewrites",
+        action="store_true",
+        help="add the hand-written whole-sentence rewrites of pool references (all gaps T0) and "
+        "their contrast flips (sources/rewrites/*.jsonl) (synth-1.3)",
+    )
     p.add_argument("--card", type=Path, default=None, help="also write the data card here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -81,7 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --pairs-per-reference must be >= 1 and --fills-per-template >= 0",
               file=sys.stderr)  # fmt: skip
         return 2
-    for name in ("passage_probability", "family_probability", "ladder_probability"):
+    if args.short_pairs_per_reference < 1:
+        print("error: --short-pairs-per-reference must be >= 1", file=sys.stderr)
+        return 2
+    for name in ("passage_probability", "family_probability", "ladder_probability",
+                 "reword_probability", "direction_probability"):  # fmt: skip
         if not 0.0 <= getattr(args, name) <= 1.0:
             flag = "--" + name.replace("_", "-")
             print(f"error: {flag} must be in [0, 1]", file=sys.stderr)
@@ -96,6 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         passage_probability=args.passage_probability,
         family_probability=args.family_probability,
         ladder_probability=args.ladder_probability,
+        reword_probability=args.reword_probability,
+        direction_probability=args.direction_probability,
+        short_commands=args.short_commands,
+        short_pairs_per_reference=args.short_pairs_per_reference,
+        sentence_rewrites=args.sentence_rewrites,
     )
     analyzer = StandInAnalyzer() if args.analyzer == "standin" else args.analyzer
     progress = None
@@ -130,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"generator {stats['generator_version']}: passage references "
               f"{passages['references']} ({passages['pairs']} pairs), nested siblings "
               f"{families['siblings']} of {families['drawn']} drawn")  # fmt: skip
+    if "families_v13" in stats:
+        print(f"synth-1.3 families: {stats['families_v13']['records']}")
     if args.card is not None:
         print(f"data card: {args.card}")
     return 0

@@ -5,7 +5,8 @@ come from the run; the prose sections (sources, operators, mapping and boundary 
 biases) are written here once and rendered with them, so the card always describes the code that
 produced the data. The section on passages and nested siblings is rendered only for a
 ``synth-1.1`` run (``--passage-probability`` or ``--family-probability`` above 0), so the card of a
-default run is unchanged.
+default run is unchanged; likewise the ladder section (``synth-1.2``) and the section on the
+families of issue #12 (``synth-1.3``: rewordings, directions, short commands, sentence rewrites).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["OPERATOR_NOTES", "render_data_card"]
+__all__ = ["OPERATOR_NOTES", "V13_OPERATOR_NOTES", "render_data_card"]
 
 #: One line per operator: (planned tier, role it acts on, what it does).
 OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
@@ -54,6 +55,97 @@ OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
     "drop_value": ("T2 (T2->T1 if restated)", "outcome", "drop a decisive number or name"),
     "phonetic_outcome": ("T2", "outcome", "CMU phonetic neighbour of an outcome content word"),
 }  # fmt: skip
+#: Operators of the ``synth-1.3`` families (rendered only for such runs).
+V13_OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
+    "reword": ("T0", "anywhere", "hand-written phrase-lexicon rewording (you can -> you're able "
+               "to, as long as -> if, I'll -> I'm going to)"),
+    "reword_number": ("T0", "anywhere", "number, time or date paraphrase of the lexicon (half "
+                      "past seven <-> seven thirty, 7:30 <-> seven thirty, at nine on Friday <-> "
+                      "on Friday at nine); never next to another number"),
+    "reword_flip": ("T2 / T1", "outcome / inform", "look-alike contrast flip of the lexicon "
+                    "(you can -> you can't, ahead of -> after, at least -> at most)"),
+    "direction_antonym": ("T2 / T1", "outcome / inform", "direction or antonym swap (left <-> "
+                          "right, lock <-> unlock, love <-> hate, buy <-> sell, on <-> off)"),
+    "direction_neighbour": ("T2 / T1", "outcome / inform", "phonetic neighbour of a direction "
+                            "word (left -> lift, accept -> except, hate -> eight)"),
+    "direction_homophone": ("T1 / T0", "outcome / inform", "homophone of a direction word "
+                            "(right -> write, buy -> by, sell -> cell): recoverable by sound"),
+}  # fmt: skip
+
+
+def _v13_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    """The section on the families of issue #12 (``synth-1.3`` runs only)."""
+    fam = stats["families_v13"]
+    data, records, by_split = fam["data"], fam["records"], fam["records_by_split"]
+    positions, counters = fam["pair_max_position"], fam["counters"]
+    out = ["## Rewordings, directions, short commands and sentence rewrites (synth-1.3)", ""]
+    w = out.append
+    w(
+        "The shipped model (trained on `synth-1.2`) scored meaning-preserving rewordings in the "
+        "T2 band, missed reversed directions ('turn left' -> 'turn right' scored 0) and had seen "
+        "few short utterances (issue #12). Four opt-in families address this; with all of them "
+        "off the generator is `synth-1.2` (or earlier) and its output is unchanged. Every record "
+        "is segmented with CGD and scored with SPEC §5 like any pair; a record whose CGD gaps do "
+        "not carry exactly the planned labels is dropped and counted. All data below is "
+        "hand-written for SITAR (source column `hand:sitar-12b`), each entry read and judged."
+    )
+    w("")
+    w("| family | option | what | records | by split | highest position per pair |")
+    w("|---|---|---|---:|---|---|")
+    rows = [
+        ("reword", f"`--reword-probability {config.get('reword_probability', 0.0)}`",
+         f"1-2 rewordings from the phrase lexicon ({data['lexicon_rows_t0']} tier-0 rows), every "
+         "gap T0 (id suffix `-R0`)"),
+        ("reword_flip", "(same)", f"the same rewordings plus one look-alike flip "
+         f"({data['lexicon_rows_flip']} tier-2 rows): T2 in an outcome span, T1 in an inform "
+         "span (`-R2`)"),
+        ("direction", f"`--direction-probability {config.get('direction_probability', 0.0)}`",
+         f"one direction/antonym swap or phonetic neighbour ({data['direction_rows']} rows), T2 "
+         "on outcome / T1 on inform spans (homophones one tier lower), plus one T0 edit with "
+         "even odds (`-D`)"),
+        ("short_command", "`--short-commands`", f"{data['short_commands']} hand-written "
+         "commands of 2-8 words (voice assistant, dispatch) with role spans, "
+         f"{config.get('short_pairs_per_reference', 8)} ordinary pairs each (1-3 edits)"),
+        ("sentence_rewrite", "`--sentence-rewrites`", "hand-written whole-sentence paraphrases "
+         "of pool references (same outcome, same information): every CGD gap T0 (`-W`)"),
+        ("rewrite_flip", "(same)", "the paraphrase with one hand-written flip: exactly the "
+         "flipped gap at the flip's tier, every other gap T0 (`-WF`)"),
+    ]  # fmt: skip
+    for name, option, what in rows:
+        w(
+            f"| {name} | {option} | {what} | {records.get(name, 0)} | "
+            f"{by_split.get(name, {})} | {positions.get(name, {})} |"
+        )
+    w("")
+    w(f"Counters (drawn, dropped, skipped): {counters}.")
+    w("")
+    w(
+        "- **Data files**: `annotation/synth/data/reword_lexicon.tsv` (phrase lexicon: tier, kind, "
+        "a, b, mode `<>`/`>`, source; tier-0 rows are checked to keep negations and, outside the "
+        "number/time/date kinds, number tokens), `annotation/synth/data/directions.tsv` (kind "
+        "antonym/neighbour/homophone, word, other, source), `annotation/sources/short/*.jsonl` "
+        "and `annotation/sources/rewrites/*.jsonl` (validated by "
+        "`annotation/sources/check_pool.py`)."
+    )
+    w(
+        "- **Directions in context**: words that are directions only in some uses (left, right, "
+        "up, down, in, out, on, off; close as a verb) are swapped only after a directional verb "
+        "(turn, go, keep, check, log, switch ...) or before a direction noun (lane, side, exit "
+        "...), so 'I left early' or 'on Friday' are never turned into a direction error."
+    )
+    w(
+        "- **Splits**: rewrites and family pairs share their pool item's split; short commands "
+        "are split on their own (same seed and fractions), so adding them leaves the split of "
+        "every pool item as it was."
+    )
+    w(
+        "- Limitations: the lexicon's rewordings are context-free phrase swaps (rows that are "
+        "only safe one way are marked `>`), so a rare swap may read awkwardly; flips that span "
+        "two CGD gaps are dropped rather than relabelled; the short commands are one author's "
+        "register."
+    )
+    w("")
+    return out
 
 
 def _bar(n: int, top: int, width: int = 40) -> str:
@@ -215,6 +307,23 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
             if config.get("ladder_probability")
             else ""
         )
+        + (
+            f" --reword-probability {config['reword_probability']}"
+            if config.get("reword_probability")
+            else ""
+        )
+        + (
+            f" --direction-probability {config['direction_probability']}"
+            if config.get("direction_probability")
+            else ""
+        )
+        + (" --short-commands" if config.get("short_commands") else "")
+        + (
+            f" --short-pairs-per-reference {config['short_pairs_per_reference']}"
+            if config.get("short_commands") and config.get("short_pairs_per_reference") != 8
+            else ""
+        )
+        + (" --sentence-rewrites" if config.get("sentence_rewrites") else "")
     )
     out: list[str] = []
     w = out.append
@@ -320,13 +429,18 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
         out.extend(_v11_section(stats, config))
     if "ladders" in stats:
         out.extend(_ladder_section(stats, config))
+    if "families_v13" in stats:
+        out.extend(_v13_section(stats, config))
     w("## Operators")
     w("")
     w("| operator | planned tier | acts on | what | planned | mapped to a gap |")
     w("|---|---|---|---|---:|---:|")
     planned = before["operators_planned"]
     mapped = before["operators_mapped_to_gaps"]
-    for name, (tier, role, what) in OPERATOR_NOTES.items():
+    notes = dict(OPERATOR_NOTES)
+    if "families_v13" in stats:
+        notes.update(V13_OPERATOR_NOTES)
+    for name, (tier, role, what) in notes.items():
         w(
             f"| `{name}` | {tier} | {role} | {what} | {planned.get(name, 0)} | {mapped.get(name, 0)} |"
         )

@@ -52,6 +52,15 @@ A third opt-in option (0 by default) gives ``synth-1.2``:
   *ladder* -- one T2, one T1 and two T0 edits and the 11 nested combinations a-k of the
   controlled-ordering protocol (SPEC §8), each segmented and scored like any pair -- so that
   variants inside one tier, ordered only by SPEC §5 counts, are seen together.
+
+Four more opt-in options (off by default) give ``synth-1.3`` (issue #12; data and operators in
+:mod:`.families`): ``reword_probability`` (:func:`_reword_pairs`: phrase-lexicon rewordings, all
+gaps T0, and their look-alike contrast flips), ``direction_probability``
+(:func:`_direction_pair`: direction and antonym swaps, T2 on outcome / T1 on inform spans),
+``short_commands`` (2-8 word commands from ``short/*.jsonl`` as extra references, split on their
+own) and ``sentence_rewrites`` (:func:`rewrite_records`: hand-written whole-sentence paraphrases,
+every gap T0, and their flips, exactly the flipped gap T2/T1). Like ladders they only add records:
+every other record is the record a run without them makes.
 """
 
 from __future__ import annotations
@@ -96,6 +105,7 @@ __all__ = [
     "GENERATOR_VERSION",
     "GENERATOR_VERSION_V11",
     "GENERATOR_VERSION_V12",
+    "GENERATOR_VERSION_V13",
     "GenerationConfig",
     "PoolItem",
     "Reference",
@@ -118,6 +128,10 @@ __all__ = [
 GENERATOR_VERSION = f"synth-1.0+lex{lexicon.LEXICON_VERSION}"
 GENERATOR_VERSION_V11 = f"synth-1.1+lex{lexicon.LEXICON_VERSION}"
 GENERATOR_VERSION_V12 = f"synth-1.2+lex{lexicon.LEXICON_VERSION}"
+#: ``synth-1.3`` (issue #12): rewordings, directions, short commands, sentence rewrites. The
+#: ``fam`` part versions the hand-written family data (phrase lexicon, directions table).
+FAMILY_DATA_VERSION = "1"
+GENERATOR_VERSION_V13 = f"synth-1.3+lex{lexicon.LEXICON_VERSION}+fam{FAMILY_DATA_VERSION}"
 SOURCE = "synth-v1"
 DEFAULT_POOL_ROOT = Path(__file__).resolve().parents[1] / "sources"
 
@@ -152,6 +166,9 @@ LADDER_RUNGS: dict[str, str] = {
     "a": "a", "b": "ab", "c": "1", "d": "1a", "e": "1ab", "f": "2", "g": "2a", "h": "2ab",
     "i": "21", "j": "21a", "k": "21ab",
 }  # fmt: skip
+#: Short commands (``synth-1.3``): weights of 1..3 edits per pair (a 2-8 word reference cannot
+#: carry the 1-8 edits of a pool reference).
+SHORT_EDIT_WEIGHTS = (0.6, 0.3, 0.1)
 
 
 @dataclass(frozen=True)
@@ -178,14 +195,35 @@ class GenerationConfig:
     #: Probability that a reference also yields a ladder: one T2, one T1 and two T0 edits and the
     #: 11 nested variants built from them (:func:`_ladder`).
     ladder_probability: float = 0.0
+    #: ``synth-1.3``: probability that a reference also yields a rewording pair (1-2 phrase-lexicon
+    #: rewordings, T0) and its contrast sibling (the same plus one look-alike flip, T2/T1).
+    reword_probability: float = 0.0
+    #: ``synth-1.3``: probability that a reference with a direction or antonym word in a role
+    #: span also yields a direction pair (T2 on outcome spans, T1 on inform spans).
+    direction_probability: float = 0.0
+    #: ``synth-1.3``: add the short commands (``short/*.jsonl``, 2-8 words) as references.
+    short_commands: bool = False
+    #: Pairs per short command (with 1-3 edits each, :data:`SHORT_EDIT_WEIGHTS`).
+    short_pairs_per_reference: int = 8
+    #: ``synth-1.3``: add the hand-written sentence rewrites (``rewrites/*.jsonl``, all gaps T0)
+    #: and their contrast flips (the flipped gap T2 or T1).
+    sentence_rewrites: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("passage_probability", "family_probability", "ladder_probability"):
+        names = ("passage_probability", "family_probability", "ladder_probability",
+                 "reword_probability", "direction_probability")  # fmt: skip
+        for name in names:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
             if not 0.0 <= value <= 1.0:
                 raise InputError(f"{name} must be in [0, 1], got {value!r}")
+        for name in ("short_commands", "sentence_rewrites"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        n = self.short_pairs_per_reference
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InputError(f"short_pairs_per_reference must be an integer >= 1, got {n!r}")
 
     @property
     def uses_v11_options(self) -> bool:
@@ -195,6 +233,17 @@ class GenerationConfig:
             self.passage_probability > 0
             or self.family_probability > 0
             or self.ladder_probability > 0
+        )
+
+    @property
+    def uses_v13_options(self) -> bool:
+        """Whether a ``synth-1.3`` family is on (rewordings, directions, short commands or
+        sentence rewrites)."""
+        return (
+            self.reword_probability > 0
+            or self.direction_probability > 0
+            or self.short_commands
+            or self.sentence_rewrites
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -207,12 +256,19 @@ class GenerationConfig:
             del d["passage_probability"], d["family_probability"]
         if not self.ladder_probability:
             del d["ladder_probability"]
+        if not self.uses_v13_options:
+            for name in ("reword_probability", "direction_probability", "short_commands",
+                         "short_pairs_per_reference", "sentence_rewrites"):  # fmt: skip
+                del d[name]
         return d
 
 
 def generator_version(config: GenerationConfig) -> str:
     """``synth-1.0+lex…`` with the default options, ``synth-1.1+lex…`` with passages or
-    families, ``synth-1.2+lex…`` with ladders."""
+    families, ``synth-1.2+lex…`` with ladders, ``synth-1.3+lex…+fam…`` with any of the issue #12
+    families."""
+    if config.uses_v13_options:
+        return GENERATOR_VERSION_V13
     if config.ladder_probability > 0:
         return GENERATOR_VERSION_V12
     return GENERATOR_VERSION_V11 if config.uses_v11_options else GENERATOR_VERSION
@@ -310,6 +366,37 @@ def load_pool(
             items.append(item)
     items.sort(key=lambda it: it.id)
     return items, hashes, skipped
+
+
+def load_short_commands(
+    root: str | os.PathLike[str] = DEFAULT_POOL_ROOT,
+) -> tuple[list[PoolItem], dict[str, str]]:
+    """Short commands (``root/short/*.jsonl``, ``synth-1.3``): items sorted by id and the SHA-256
+    of every file. Any invalid line raises :class:`InputError` (the files are small and checked by
+    ``annotation/sources/check_pool.py``)."""
+    root = Path(root)
+    files = sorted((root / "short").glob("*.jsonl"))
+    if not files:
+        raise InputError(f"no short commands under {root / 'short'} (expected *.jsonl)")
+    items: list[PoolItem] = []
+    hashes: dict[str, str] = {}
+    seen: set[str] = set()
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        hashes[rel] = _sha256(path)
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                item = _parse_item(json.loads(line), rel)
+            except (json.JSONDecodeError, InputError, KeyError, TypeError) as e:
+                raise InputError(f"{rel}:{lineno}: invalid short command ({e})") from e
+            if item.id in seen or item.template:
+                raise InputError(f"{rel}:{lineno}: duplicate id or a template {item.id!r}")
+            seen.add(item.id)
+            items.append(item)
+    items.sort(key=lambda it: it.id)
+    return items, hashes
 
 
 def _parse_item(data: Any, source: str) -> PoolItem:
@@ -846,8 +933,14 @@ def generate_pairs(
     common: frozenset[str],
     analyzer: Any = None,
     progress: Callable[[Iterable[Reference]], Iterable[Reference]] | None = None,
+    n_weights: Sequence[float] = N_EDIT_WEIGHTS,
 ) -> tuple[list[Record], Counter[str]]:
     """Records (split unset) for ``pairs_per_reference`` pairs of every reference.
+
+    ``n_weights`` are the weights of 1, 2, ... edits per pair (short commands use
+    :data:`SHORT_EDIT_WEIGHTS`). With a ``synth-1.3`` reword or direction probability, each
+    reference may also yield the pairs of :func:`_reword_pairs` and :func:`_direction_pair`,
+    made after all its other records.
 
     With ``family_probability`` > 0, every pair may be followed by its nested sibling
     (:func:`_sibling`); siblings are made after all pairs of the reference, so the pairs
@@ -864,7 +957,9 @@ def generate_pairs(
             pair = None
             for attempt in range(3):
                 rng = random.Random(f"{config.seed}:{ref.id}:{k}:{attempt}")
-                pair = _one_pair(ref, k, rng, config, phonetic, common, analyzer, counters, version)
+                pair = _one_pair(
+                    ref, k, rng, config, phonetic, common, analyzer, counters, version, n_weights
+                )
                 if pair is not None and pair.record.hypothesis not in seen:
                     break
                 pair = None
@@ -884,6 +979,16 @@ def generate_pairs(
             for record in _ladder(ref, seen, config, phonetic, common, analyzer, counters, version):
                 seen.add(record.hypothesis)
                 records.append(record)
+        extra: list[Record] = []
+        if config.reword_probability > 0:
+            extra += _reword_pairs(ref, seen, config, phonetic, common, analyzer, counters, version)
+        if config.direction_probability > 0:
+            extra += _direction_pair(
+                ref, seen, config, phonetic, common, analyzer, counters, version
+            )
+        for record in extra:
+            seen.add(record.hypothesis)
+            records.append(record)
     return records, counters
 
 
@@ -897,6 +1002,7 @@ def _one_pair(
     analyzer: Any,
     counters: Counter[str],
     version: str,
+    n_weights: Sequence[float] = N_EDIT_WEIGHTS,
 ) -> _Pair | None:
     focus = None
     use = ref
@@ -908,7 +1014,7 @@ def _one_pair(
         PROFILE_WEIGHTS if any(s.role == "inform" for s in use.spans) else PROFILE_WEIGHTS_NO_INFORM
     )
     profile = rng.choices(list(weights), list(weights.values()))[0]
-    n = rng.choices(range(1, len(N_EDIT_WEIGHTS) + 1), N_EDIT_WEIGHTS)[0]
+    n = rng.choices(range(1, len(n_weights) + 1), n_weights)[0]
     ctx = PlanContext(use.text, use.spans, phonetic, common)
     edits = plan_edits(use, ctx, rng, profile, n, focus)
     edits = finalize_directions(use.text, sorted(edits, key=lambda e: (e.start, e.end)))
@@ -1170,6 +1276,239 @@ def _ladder(
 
 
 # ---------------------------------------------------------------------------------------------
+# synth-1.3 families (issue #12): rewordings, directions, sentence rewrites
+# ---------------------------------------------------------------------------------------------
+
+
+def _family_record(
+    record_id: str,
+    ref: Reference,
+    edits: Sequence[Edit],
+    surface: bool,
+    *,
+    config: GenerationConfig,
+    analyzer: Any,
+    version: str,
+    profile: str,
+) -> tuple[Record, int] | None:
+    hypothesis = apply_edits(ref.text, edits)
+    if surface:
+        hypothesis = asr_surface(hypothesis)
+    if [t.norm for t in tokenize(hypothesis)] == [t.norm for t in tokenize(ref.text)]:
+        return None
+    return _make_record(
+        record_id, ref, ref, hypothesis, edits, config=config, analyzer=analyzer,
+        version=version, provenance={"profile": profile, "restated": False, "asr_surface": surface},
+    )  # fmt: skip
+
+
+def _reword_pairs(
+    ref: Reference,
+    seen: set[str],
+    config: GenerationConfig,
+    phonetic: PhoneticIndex,
+    common: frozenset[str],
+    analyzer: Any,
+    counters: Counter[str],
+    version: str,
+) -> list[Record]:
+    """A rewording pair (``-R0``: 1-2 tier-0 phrase-lexicon rewordings, every gap T0) and its
+    contrast sibling (``-R2``: the same rewordings plus one look-alike flip of the lexicon's
+    tier-2 rows, T2 in an outcome span or T1 in an inform span).
+
+    A generator seeded ``"{seed}:{reference id}:reword"`` draws whether the reference takes part
+    (``reword_probability``), the rewordings, the flip and one surface choice. A record is dropped
+    (and counted) when its hypothesis repeats one of the reference's, or when CGD does not give
+    the planned labels: every gap of ``-R0`` T0 with none unexplained, and exactly one gap of
+    ``-R2`` at the flip's tier.
+    """
+    from annotation.synth.families import op_reword, op_reword_flip
+
+    rng = random.Random(f"{config.seed}:{ref.id}:reword")
+    if rng.random() >= config.reword_probability:
+        return []
+    counters["reword_drawn"] += 1
+    ctx = PlanContext(ref.text, ref.spans, phonetic, common)
+    for _ in range(rng.choice((1, 2))):
+        edit = op_reword(ctx, rng)
+        if edit is not None:
+            ctx.edits.append(edit)
+    rewordings = list(ctx.edits)
+    flip = op_reword_flip(ctx, rng)
+    surface = rng.random() < config.surface_probability
+    out: list[Record] = []
+    plans = []
+    if rewordings:
+        plans.append(("R0", rewordings))
+    else:
+        counters["reword_no_rewording"] += 1
+    if flip is not None:
+        plans.append(("R2", [*rewordings, flip]))
+    else:
+        counters["reword_no_flip"] += 1
+    for suffix, edits in plans:
+        edits = sorted(edits, key=lambda e: (e.start, e.end))
+        made = _family_record(
+            f"synth-{ref.id}-{suffix}", ref, edits, surface, config=config, analyzer=analyzer,
+            version=version, profile="reword" if suffix == "R0" else "reword_flip",
+        )  # fmt: skip
+        if made is None or made[0].hypothesis in seen:
+            counters["reword_skipped_duplicate"] += 1
+            continue
+        record, unexplained = made
+        top = [t for t in record.tiers if t > 0]
+        want = [] if suffix == "R0" else [flip.tier]  # type: ignore[union-attr]
+        if unexplained or top != want or any(record.directions):
+            counters["reword_skipped_resegmented"] += 1
+            continue
+        counters[f"reword_records_{suffix}"] += 1
+        out.append(record)
+    return out
+
+
+def _direction_pair(
+    ref: Reference,
+    seen: set[str],
+    config: GenerationConfig,
+    phonetic: PhoneticIndex,
+    common: frozenset[str],
+    analyzer: Any,
+    counters: Counter[str],
+    version: str,
+) -> list[Record]:
+    """A direction pair (``-D``): one direction/antonym swap or phonetic neighbour in a role span
+    (:func:`annotation.synth.families.op_direction`), and with even odds one T0 edit of the
+    ordinary operators. Seeded ``"{seed}:{reference id}:direction"``; dropped (and counted) when
+    CGD does not give exactly one gap at the swap's tier and the rest T0."""
+    from annotation.synth.families import op_direction
+
+    ctx = PlanContext(ref.text, ref.spans, phonetic, common)
+    rng = random.Random(f"{config.seed}:{ref.id}:direction")
+    edit = op_direction(ctx, rng)
+    if edit is None:
+        return []
+    counters["direction_eligible_references"] += 1
+    if rng.random() >= config.direction_probability:
+        return []
+    ctx.edits.append(edit)
+    if rng.random() < 0.5:
+        extra = _try_ops(ctx, rng, 0)
+        if extra is not None:
+            ctx.edits.append(extra)
+    surface = rng.random() < config.surface_probability
+    edits = sorted(ctx.edits, key=lambda e: (e.start, e.end))
+    made = _family_record(
+        f"synth-{ref.id}-D", ref, edits, surface, config=config, analyzer=analyzer,
+        version=version, profile="direction",
+    )  # fmt: skip
+    if made is None or made[0].hypothesis in seen:
+        counters["direction_skipped_duplicate"] += 1
+        return []
+    record, unexplained = made
+    if unexplained or [t for t in record.tiers if t > 0] != ([edit.tier] if edit.tier else []):
+        counters["direction_skipped_resegmented"] += 1
+        return []
+    counters["direction_records"] += 1
+    return [record]
+
+
+def _flip_gap_labels(seg: Segmentation, start: int, end: int, tier: int) -> list[int] | None:
+    """Per-gap tiers for a flipped rewrite: the gap whose hypothesis side meets the flipped text
+    ``[start, end)`` gets ``tier``, every other gap T0; None unless exactly one gap meets it."""
+    tiers = []
+    hits = 0
+    for g in seg.gaps:
+        a, b = g.hyp_span
+        if start < end and a < b:
+            meets = a < end and start < b
+        elif start < end:
+            meets = start <= a <= end
+        else:
+            meets = a <= start <= b
+        hits += meets
+        tiers.append(tier if meets else 0)
+    return tiers if hits == 1 else None
+
+
+def rewrite_records(
+    rewrites: Sequence[Any],
+    items: Mapping[str, PoolItem],
+    groups: set[str],
+    *,
+    config: GenerationConfig,
+    analyzer: Any,
+    version: str,
+    counters: Counter[str],
+) -> list[Record]:
+    """Records of the hand-written sentence rewrites of pool items in ``groups``: ``-W`` (the
+    rewrite; every gap T0) and, where the rewrite has a flip, ``-WF`` (the rewrite with the flip:
+    the flipped gap at the flip's tier, every other gap T0). A rewrite whose ``reference`` is not
+    its pool item's text raises :class:`InputError` (the pool changed under it)."""
+    out: list[Record] = []
+    for rw in rewrites:
+        item = items.get(rw.pool_id)
+        if item is None or rw.pool_id not in groups:
+            counters["rewrite_not_in_references"] += 1
+            continue
+        if item.text != rw.reference:
+            raise InputError(
+                f"rewrite {rw.id}: its reference differs from pool item {rw.pool_id}'s text; "
+                "update annotation/sources/rewrites/"
+            )
+        ref = Reference(rw.pool_id, item.id, item.domain, item.text, (), item.source)
+        seg = segment(ref.text, rw.rewrite, analyzer=analyzer)
+        plans = [("W", rw.rewrite, seg, [0] * len(seg.gaps), [])]
+        if rw.flip_old:
+            flipped = rw.flipped
+            a = rw.rewrite.index(rw.flip_old)
+            fseg = segment(ref.text, flipped, analyzer=analyzer)
+            tiers = _flip_gap_labels(fseg, a, a + len(rw.flip_new), rw.flip_tier)
+            flip_edit = {
+                "op": "rewrite_flip", "tier": rw.flip_tier, "direction": 0, "role": "other",
+                "role_span": None, "ref_span": [a, a + len(rw.flip_old)],
+                "ref_text": rw.flip_old, "new_text": rw.flip_new,
+                "gaps": [i for i, t in enumerate(tiers or []) if t], "reason": rw.flip_reason,
+            }  # fmt: skip
+            if tiers is None:
+                counters["rewrite_flip_skipped_resegmented"] += 1
+            else:
+                plans.append(("WF", flipped, fseg, tiers, [flip_edit]))
+        for suffix, hyp, sg, tiers, extra in plans:
+            if not sg.gaps:
+                counters["rewrite_skipped_no_gap"] += 1
+                continue
+            whole = {
+                "op": "sentence_rewrite", "tier": 0, "direction": 0, "role": "other",
+                "role_span": None, "ref_span": [0, len(ref.text)], "ref_text": ref.text,
+                "new_text": rw.rewrite, "gaps": [i for i, t in enumerate(tiers) if not t],
+            }  # fmt: skip
+            prov = {
+                "source": SOURCE, "generator_version": version, "seed": config.seed,
+                "pool_id": item.id, "reference_id": item.id, "pool_file": item.source,
+                "domain": item.domain,
+                "profile": "sentence_rewrite" if suffix == "W" else "rewrite_flip",
+                "restated": False, "asr_surface": False, "rewrite_id": rw.id,
+                "rewrite_source": rw.source, "edits": [whole, *extra], "unexplained_gaps": 0,
+                "pool_ids": [item.id],
+            }  # fmt: skip
+            directions = [0] * len(tiers)
+            out.append(
+                Record(
+                    id=f"synth-{rw.id}-{suffix}", reference=ref.text, hypothesis=hyp,
+                    gaps=tuple(g.to_dict() for g in sg.gaps), tiers=tuple(tiers),
+                    directions=tuple(directions),
+                    score=score_from_tiers(tiers, directions, rho=config.rho), rho=config.rho,
+                    provenance=prov,
+                    signature=make_signature(
+                        analyzer=sg.analyzer, rho=config.rho, extra={"data": version}
+                    ),
+                )
+            )  # fmt: skip
+            counters[f"rewrite_records_{suffix}"] += 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Split, augmentation, statistics, files
 # ---------------------------------------------------------------------------------------------
 
@@ -1374,6 +1713,63 @@ def _ladder_stats(
     }
 
 
+#: ``synth-1.3`` record families by ``provenance.profile`` (short commands by pool file).
+V13_PROFILES = ("reword", "reword_flip", "direction", "sentence_rewrite", "rewrite_flip")
+
+
+def _v13_stats(
+    records: Sequence[Record],
+    by_split: Mapping[str, Sequence[Record]],
+    config: GenerationConfig,
+    counters: Mapping[str, int],
+    short_items: Sequence[PoolItem],
+) -> dict[str, Any]:
+    """Counts of the ``synth-1.3`` families for stats.json and the data card."""
+    from annotation.synth.families import load_directions, load_lexicon
+
+    def family(r: Record) -> str | None:
+        if str(r.provenance.get("pool_file", "")).startswith("short/"):
+            return "short_command"
+        profile = r.provenance.get("profile")
+        return profile if profile in V13_PROFILES else None
+
+    fams: dict[str, list[Record]] = {}
+    for r in records:
+        name = family(r)
+        if name is not None:
+            fams.setdefault(name, []).append(r)
+    lexicon_rows = load_lexicon()
+    return {
+        "options": {
+            "reword_probability": config.reword_probability,
+            "direction_probability": config.direction_probability,
+            "short_commands": config.short_commands,
+            "short_pairs_per_reference": config.short_pairs_per_reference,
+            "sentence_rewrites": config.sentence_rewrites,
+        },
+        "data": {
+            "family_data_version": FAMILY_DATA_VERSION,
+            "lexicon_rows_t0": sum(1 for e in lexicon_rows if e.tier == 0),
+            "lexicon_rows_flip": sum(1 for e in lexicon_rows if e.tier == 2),
+            "direction_rows": dict(sorted(Counter(p.kind for p in load_directions()).items())),
+            "short_commands": len(short_items),
+        },
+        "records": {k: len(v) for k, v in sorted(fams.items())},
+        "records_by_split": {
+            k: {s: sum(1 for r in rs if family(r) == k) for s, rs in by_split.items()}
+            for k in sorted(fams)
+        },
+        "pair_max_position": {
+            k: summarize(v)["pair_max_position"] for k, v in sorted(fams.items())
+        },
+        "counters": {
+            k: v
+            for k, v in sorted(counters.items())
+            if k.startswith(("reword_", "direction_", "rewrite_", "short_"))
+        },
+    }
+
+
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -1463,6 +1859,10 @@ def generate_corpus(
         order, passage_notes = build_passages(
             order, config=config, common=common, split_of=split_of
         )
+    short_items: list[PoolItem] = []
+    if config.short_commands:
+        short_items, short_hashes = load_short_commands(pool_root)
+        hashes.update(short_hashes)
     phonetic = PhoneticIndex(vocabulary(items))
     records, counters = generate_pairs(
         order, config=config, phonetic=phonetic, common=common, analyzer=analyzer,
@@ -1472,10 +1872,49 @@ def generate_corpus(
         raise InputError(
             f"only {len(records)} pairs from fewer than 3 pool items; raise --limit to at least 3"
         )
+    v13_records: list[Record] = []
+    if config.sentence_rewrites:
+        from annotation.synth.families import load_rewrites
+
+        rewrites, rewrite_hashes = load_rewrites(Path(pool_root))
+        hashes.update(rewrite_hashes)
+        v13_records += rewrite_records(
+            rewrites, {it.id: it for it in items}, {r.provenance["pool_id"] for r in records},
+            config=config, analyzer=analyzer, version=version, counters=counters,
+        )  # fmt: skip
+    short_split: dict[str, str] = {}
+    if short_items:
+        short_refs, short_notes = build_references(short_items, config, common)
+        notes.update({f"short_{k}": v for k, v in short_notes.items()})
+        # The short commands' words join the phonetic vocabulary for their own pairs only, so
+        # the pool's pairs keep the neighbours a run without short commands draws.
+        short_records, short_counters = generate_pairs(
+            short_refs,
+            config=dataclasses.replace(
+                config, pairs_per_reference=config.short_pairs_per_reference
+            ),
+            phonetic=PhoneticIndex(vocabulary([*items, *short_items])), common=common,
+            analyzer=analyzer, n_weights=SHORT_EDIT_WEIGHTS,
+        )  # fmt: skip
+        counters.update({f"short_{k}": v for k, v in short_counters.items()})
+        v13_records += short_records
+        # Short commands are split on their own, so the split of every pool item is the one a
+        # run without them draws.
+        short_split = assign_group_splits(
+            {it.id for it in short_items}, fractions=config.split_fractions, seed=config.seed
+        )
+    if config.uses_v13_options and split_of is None:
+        split_of = assign_group_splits(
+            (r.provenance["pool_id"] for r in records),
+            fractions=config.split_fractions, seed=config.seed,
+        )  # fmt: skip
+    if short_split:
+        split_of = {**(split_of or {}), **short_split}
     records = split_by_group(
-        records, fractions=config.split_fractions, seed=config.seed, split_of=split_of
-    )
-    if config.uses_v11_options:
+        [*records, *v13_records],
+        fractions=config.split_fractions, seed=config.seed, split_of=split_of,
+    )  # fmt: skip
+    if config.uses_v11_options or config.uses_v13_options:
         check_split_safety(records)
     by_split = {s: [r for r in records if r.split == s] for s in ("train", "validation", "test")}
     augment_report: dict[str, Any] = {}
@@ -1524,6 +1963,8 @@ def generate_corpus(
         stats["families"] = _family_stats(records, by_split, config, counters)
     if config.ladder_probability > 0:
         stats["ladders"] = _ladder_stats(records, by_split, config, counters)
+    if config.uses_v13_options:
+        stats["families_v13"] = _v13_stats(records, by_split, config, counters, short_items)
     manifest = {
         "source": SOURCE,
         "generator_version": version,

@@ -148,8 +148,10 @@ def match_case(source: str, word: str) -> str:
 
 
 #: T0 operators exempt from :func:`t0_safe`: a number format keeps the value by construction, and
-#: the number restart is the deliberate T0 -> T1 boundary case.
-_UNGUARDED_T0 = frozenset({"number_format", "number_restart"})
+#: the number restart is the deliberate T0 -> T1 boundary case, and a number rewording of the
+#: ``synth-1.3`` phrase lexicon ("half past seven" -> "seven thirty") is checked row by row when
+#: the lexicon is loaded (:func:`annotation.synth.families.load_lexicon`).
+_UNGUARDED_T0 = frozenset({"number_format", "number_restart", "reword_number"})
 
 
 @dataclass
