@@ -53,7 +53,8 @@ def default_scorer():
 def test_shipped_folder_is_in_the_repository():
     config = CheckpointConfig.load(SHIPPED)  # checks that every referenced file exists
     assert config.name == DEFAULT_CHECKPOINT
-    assert "int8" in config.onnx.files
+    assert config.onnx.default == "fp32" and config.onnx.available == ("fp32",)
+    assert config.extra["scoring"]["head"] == "gaps"
 
 
 def test_default_path_prefers_the_installed_copy(tmp_path, monkeypatch):
