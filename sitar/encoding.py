@@ -199,6 +199,22 @@ class EncodedPair:
         return len(self.gap_index)
 
 
+def _word_limit(tokenizer: Any) -> tuple[int | None, int]:
+    """``(unk id, max characters per word)`` of a WordPiece tokenizer; ``(None, 0)`` otherwise."""
+    import json
+
+    try:
+        model = json.loads(tokenizer.to_str()).get("model", {})
+    except (ValueError, AttributeError):
+        return None, 0
+    limit = model.get("max_input_chars_per_word")
+    unk = model.get("unk_token")
+    if model.get("type") != "WordPiece" or not isinstance(limit, int) or unk is None:
+        return None, 0
+    unk_id = tokenizer.token_to_id(unk)
+    return (int(unk_id), limit) if unk_id is not None else (None, 0)
+
+
 def _check_pairs(references: Sequence[str], hypotheses: Sequence[str]) -> None:
     for name, items in (("references", references), ("hypotheses", hypotheses)):
         if isinstance(items, (str, bytes)):
@@ -252,6 +268,9 @@ class PairEncoder:
         self.tokenizer = tokenizer
         self.pad_id = int(pad_id)
         self.max_length = int(max_length)
+        # WordPiece turns a word longer than this into [UNK]: such words are refused (see
+        # _refuse_unreadable_words) instead of silently losing their content.
+        self._unk_id, self._max_word_chars = _word_limit(tokenizer)
         if markers is None and tokenizer.token_to_id(MARKER_OPEN) is not None:
             markers = GapMarkers.of(tokenizer)
         self.markers = markers
@@ -263,7 +282,10 @@ class PairEncoder:
         _check_pairs(references, hypotheses)
         if not len(references):
             return []
-        encs = self.tokenizer.encode_batch(list(zip(references, hypotheses, strict=True)))
+        pairs = list(zip(references, hypotheses, strict=True))
+        encs = self.tokenizer.encode_batch(pairs)
+        for pair, e in zip(pairs, encs, strict=True):
+            self._refuse_unreadable_words(pair, e)
         return [EncodedPair(tuple(e.ids), tuple(e.type_ids)) for e in encs]
 
     def lengths(self, references: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
@@ -272,6 +294,28 @@ class PairEncoder:
 
     def pair_length(self, reference: str, hypothesis: str) -> int:
         return len(self.tokenizer.encode(reference, hypothesis).ids)
+
+    def _refuse_unreadable_words(self, pair: tuple[str, str], enc: Any) -> None:
+        """Raise :class:`InputError` for a word the tokenizer could only read as unknown because of
+        its length (WordPiece's ``max_input_chars_per_word``, 100 for BERT-style vocabularies): its
+        content would be invisible to the model. Ordinary unknown words (a rare symbol) pass."""
+        if self._unk_id is None or self._unk_id not in enc.ids:
+            return
+        for k, token_id in enumerate(enc.ids):
+            if token_id != self._unk_id:
+                continue
+            seq = enc.sequence_ids[k]
+            if seq is None:
+                continue
+            start, end = enc.offsets[k]
+            word = pair[seq][start:end]
+            if len(word) > self._max_word_chars:
+                side = "reference" if seq == 0 else "hypothesis"
+                raise InputError(
+                    f"the {side} holds a word of {len(word)} characters ({word[:30]!r}...), longer "
+                    f"than the {self._max_word_chars} characters the model tokenizer can read; "
+                    "split or remove it (it would reach the model as an unknown token)"
+                )
 
     # -- gap-marked -------------------------------------------------------------------------------
 
@@ -301,7 +345,8 @@ class PairEncoder:
         texts = [self.mark(r, h, gaps) for r, h, gaps in items]
         encs = self.tokenizer.encode_batch(texts)
         out = []
-        for (_, _, gaps), enc in zip(items, encs, strict=True):
+        for (_, _, gaps), pair, enc in zip(items, texts, encs, strict=True):
+            self._refuse_unreadable_words(pair, enc)
             ids = enc.ids
             opens = [i for i, t in enumerate(ids) if t == markers.open_id]
             closes = [i for i, t in enumerate(ids) if t == markers.close_id]

@@ -130,3 +130,18 @@ def test_cli_scores_with_the_default_checkpoint(capsys):
     lines = out.splitlines()
     assert parse_signature(lines[0].split("\t")[1])["ckpt"].split("@")[0] == DEFAULT_CHECKPOINT
     assert float(lines[2].split("\t")[1]) > 0.5
+
+
+def test_a_word_too_long_for_the_tokenizer_is_refused(default_scorer, capsys):
+    """WordPiece reads a word of over 100 characters as [UNK]; that is an InputError, never a
+    silently blank word (an ordinary unknown symbol still scores)."""
+    from sitar.errors import InputError
+
+    long_word = "x" * 120
+    with pytest.raises(InputError, match="120 characters"):
+        default_scorer.score(references=[f"call {long_word}"], hypotheses=["call me"])
+    with pytest.raises(InputError, match="hypothesis holds a word"):
+        default_scorer.score(references=["call me"], hypotheses=[f"call {long_word} now"])
+    assert sitar.cli.main(["score", "--ref", f"a {long_word}", "--hyp", "a b"]) == 2
+    assert "longer than the 100 characters" in capsys.readouterr().err
+    assert len(default_scorer.score(references=["pay 5 €"], hypotheses=["pay 6 €"]).scores) == 1
