@@ -120,6 +120,8 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
+        # Not from the checkout: a sitar.egg-info there would make pip think sitar is installed.
+        cwd=tmp_path,
     )
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()

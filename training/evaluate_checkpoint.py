@@ -190,10 +190,11 @@ def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) 
     if getattr(scorer, "head", None) == "gaps":
         analyses = scorer.analyze(references=refs, hypotheses=hyps, batch_size=batch_size)
         raw = [a.raw for a in analyses]
+        scale = scorer.config.score_scale
+        normalized = [x / scale for x in raw]
     else:
-        raw = list(scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size).raw)
-    scale = getattr(getattr(scorer, "config", None), "score_scale", 7.0 / 3.0)
-    normalized = [x / scale for x in raw]
+        result = scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size)
+        raw, normalized = list(result.raw), list(result.scores)
     metrics = regression_metrics(raw, [r.score for r in records])
     report: dict[str, Any] = {"files": [str(p) for p in paths], **metrics}
     if analyses is not None:

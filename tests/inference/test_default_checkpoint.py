@@ -103,10 +103,10 @@ def test_shipped_config_records_how_it_was_made():
 
 def test_load_without_argument_uses_the_shipped_checkpoint(default_scorer):
     assert default_scorer.config.name == DEFAULT_CHECKPOINT
-    assert default_scorer.variant == "int8"
+    assert default_scorer.variant == "fp32" and default_scorer.head == "gaps"
     fields = parse_signature(default_scorer.signature)
     assert re.fullmatch(DEFAULT_CHECKPOINT + r"@[0-9a-f]{8}", fields["ckpt"])  # verified digest
-    assert fields["onnx"] == "int8"
+    assert fields["onnx"] == "fp32" and fields["head"] == "gaps"
 
 
 def test_meaning_changes_score_far_above_disfluencies(default_scorer):
