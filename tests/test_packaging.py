@@ -116,16 +116,18 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
         check=True,
     ).stdout.strip()
     (Path(purelib) / "test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run(
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
-        # Not from the checkout: a sitar.egg-info there would make pip think sitar is installed.
+        # Not from the checkout, and without PYTHONPATH: a sitar found there would make pip think
+        # sitar is installed already.
         cwd=tmp_path,
+        env=env,
     )
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -32,7 +32,9 @@ TINY = ROOT / "tests" / "fixtures" / "tiny_onnx"
 def local_ray(tmp_path_factory):
     if ray.is_initialized():
         ray.shutdown()
-    # Workers import sitar from this checkout, like the test process.
+    # Workers import sitar from this checkout, like the test process (restored afterwards, so
+    # later tests in the session do not inherit it).
+    old_pythonpath = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
@@ -50,6 +52,10 @@ def local_ray(tmp_path_factory):
     ctx.enable_progress_bars = False
     yield ray
     ray.shutdown()
+    if old_pythonpath is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = old_pythonpath
 
 
 @pytest.fixture(scope="module")
