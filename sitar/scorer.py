@@ -730,7 +730,7 @@ class Scorer:
     def _analyze_gaps(
         self, refs: list[str], hyps: list[str], batch_size: int, progress: bool
     ) -> tuple[PairAnalysis, ...]:
-        from sitar.gapscore import aggregate, predict_gaps, tie_fraction
+        from sitar.gapscore import aggregate, expected_steps, predict_gaps, tie_fraction
 
         n = len(refs)
         identical = [_norms(r) == _norms(h) for r, h in zip(refs, hyps, strict=True)]
@@ -754,8 +754,6 @@ class Scorer:
                     owner.append(i)
                     n_windows[i] += 1
         outputs = self._run([w.encoded for w in jobs], batch_size=batch_size, progress=progress)
-        from sitar.gapscore import expected_steps
-
         expected: dict[int, list[float]] = {i: [0.0] * len(segs[i].gaps) for i in todo}
         seen: dict[int, list[bool]] = {i: [False] * len(segs[i].gaps) for i in todo}
         per_pair: dict[int, list[tuple[_Window, _Output]]] = {i: [] for i in todo}
