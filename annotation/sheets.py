@@ -6,13 +6,17 @@ with the gap marked ``[[reference text => hypothesis text]]``. People fill ``tie
 ``T1`` or ``T2`` (``0``/``1``/``2`` are accepted too) and may fill ``rank``: an integer where 0
 means "no more distortion than the unchanged reference", equal ranks mean ≈ and a higher rank
 means more distortion. A pair without gaps gets one row with an empty ``gap_id`` (its score is 0).
+The optional ``direction`` column marks a boundary case (SPEC §5: ``T_t -> T_{t+δ}``): ``+`` when the
+gap sits at the upper edge of its tier (towards the next tier up), ``-`` at the lower edge, empty or
+``0`` when it is a clear case; a tier may also carry it as a suffix (``T1+``, ``T2-``). ``+`` is
+impossible at T2 and ``-`` at T0.
 
 Reading sheets back re-segments each pair and checks that the gap texts still match (a sheet edited
 out of alignment is an :class:`~sitar.errors.InputError` naming the file and line). With several
 sheets (annotators), a gap's tier is the label given by more than half of them. Outcomes: a pair
 with an empty tier is ``unlabeled``; ranks that contradict the tiers (SPEC §6.2) reject it as
-``contradiction``; no majority rejects it as ``no_majority``. Humans assign nominal tiers only, so
-directions are 0.
+``contradiction``; no majority rejects it as ``no_majority``. A gap's direction is the one given by
+more than half of the sheets that gave its majority tier, else 0 (a clear case).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ SHEET_COLUMNS = (
     "marked_reference",
     "single_gap_hypothesis",
     "tier",
+    "direction",
     "rank",
     "note",
 )
@@ -153,13 +158,38 @@ class SheetImport:
         return dict(Counter(r["reason"] for r in self.rejected))
 
 
-def _parse_tier(value: str, where: str) -> int | None:
-    value = value.strip()
+_DIRECTION_VALUES = {"": 0, "0": 0, "+": 1, "+1": 1, "1": 1, "UP": 1, "-": -1, "-1": -1, "DOWN": -1}
+
+
+def _parse_tier(value: str, where: str, direction: str = "") -> tuple[int | None, int]:
+    """``(tier, direction)`` from a ``tier`` cell (``T1``, or ``T1+`` / ``T1-`` with the direction
+    as a suffix) and a ``direction`` cell; an empty tier is ``(None, 0)``."""
+    value = value.strip().upper()
+    suffix = ""
+    if value[-1:] in ("+", "-"):
+        value, suffix = value[:-1].strip(), value[-1]
+    d_cell = direction.strip().upper()
+    if d_cell not in _DIRECTION_VALUES:
+        raise InputError(f"{where}: direction must be +, - or empty (or 0), got {direction!r}")
+    if suffix and d_cell and _DIRECTION_VALUES[d_cell] != _DIRECTION_VALUES[suffix]:
+        raise InputError(
+            f"{where}: the tier's suffix {suffix!r} and the direction {direction!r} disagree"
+        )
+    d = _DIRECTION_VALUES[suffix or d_cell]
     if not value:
-        return None
-    if value.upper() not in _TIER_VALUES:
-        raise InputError(f"{where}: tier must be T0, T1 or T2 (or empty), got {value!r}")
-    return _TIER_VALUES[value.upper()]
+        if d:
+            raise InputError(f"{where}: a direction without a tier")
+        return None, 0
+    if value not in _TIER_VALUES:
+        raise InputError(
+            f"{where}: tier must be T0, T1 or T2, optionally with + or - (or empty), got {value!r}"
+        )
+    tier = _TIER_VALUES[value]
+    if (tier == 2 and d == 1) or (tier == 0 and d == -1):
+        raise InputError(
+            f"{where}: T{tier}{'+' if d > 0 else '-'} is impossible (no tier above T2 or below T0)"
+        )
+    return tier, d
 
 
 def _parse_rank(value: str, where: str) -> int | None:
@@ -185,10 +215,8 @@ def import_sheets(
     """Read one or more filled sheets (one per annotator) into records (see the module doc)."""
     if not paths:
         raise InputError("give at least one filled sheet")
-    # pair id -> sheet index -> gap id -> (tier, rank, where)
-    labels: dict[str, dict[int, dict[str, tuple[int | None, int | None, str]]]] = defaultdict(
-        lambda: defaultdict(dict)
-    )
+    # pair id -> sheet index -> gap id -> (tier, rank, where, direction)
+    labels: dict[str, dict[int, dict[str, _Label]]] = defaultdict(lambda: defaultdict(dict))
     texts: dict[str, tuple[str, str, str]] = {}
     gap_texts: dict[tuple[str, str], tuple[str, str]] = {}
     order: list[str] = []
@@ -207,11 +235,8 @@ def import_sheets(
                 )
             if gid in labels[pid][s]:
                 raise InputError(f"{where}: duplicate row for pair {pid!r} gap {gid!r}")
-            labels[pid][s][gid] = (
-                _parse_tier(row.get("tier", ""), where),
-                _parse_rank(row.get("rank", ""), where),
-                where,
-            )
+            tier, direction = _parse_tier(row.get("tier", ""), where, row.get("direction", ""))
+            labels[pid][s][gid] = (tier, _parse_rank(row.get("rank", ""), where), where, direction)
             gap_texts.setdefault(
                 (pid, gid), (row.get("gap_reference_text", ""), row.get("gap_hypothesis_text", ""))
             )
@@ -252,7 +277,7 @@ def import_sheets(
                 )
             )
             continue
-        reason, detail, tiers = _decide(pid, ids, labels[pid])
+        reason, detail, tiers, directions = _decide(pid, ids, labels[pid])
         if reason is not None:
             result.rejected.append({"id": pid, "reason": reason, "detail": detail})
             continue
@@ -263,8 +288,8 @@ def import_sheets(
                 hypothesis=hypothesis,
                 gaps=tuple(g.to_dict() for g in seg.gaps),
                 tiers=tuple(tiers),
-                directions=(0,) * len(tiers),
-                score=score_from_tiers(tiers, rho=rho),
+                directions=tuple(directions),
+                score=score_from_tiers(tiers, directions, rho=rho),
                 rho=rho,
                 provenance=provenance,
                 signature=signature,
@@ -273,15 +298,18 @@ def import_sheets(
     return result
 
 
+_Label = tuple[int | None, int | None, str, int]
+
+
 def _decide(
     pid: str,
     ids: Sequence[str],
-    per_sheet: dict[int, dict[str, tuple[int | None, int | None, str]]],
-) -> tuple[str | None, str, list[int]]:
+    per_sheet: dict[int, dict[str, _Label]],
+) -> tuple[str | None, str, list[int], list[int]]:
     for s, per_gap in per_sheet.items():
         empty = [gid for gid in ids if per_gap[gid][0] is None]
         if empty:
-            return "unlabeled", f"sheet {s}: no tier for {empty}", []
+            return "unlabeled", f"sheet {s}: no tier for {empty}", [], []
         ranks = {gid: per_gap[gid][1] for gid in ids}
         given = [gid for gid, r in ranks.items() if r is not None]
         if given and len(given) != len(ids):
@@ -298,13 +326,19 @@ def _decide(
                 {gid: per_gap[gid][0] for gid in ids},  # type: ignore[misc]
             )
             if problems:
-                return "contradiction", f"sheet {s}: " + "; ".join(problems), []
+                return "contradiction", f"sheet {s}: " + "; ".join(problems), [], []
     tiers = []
+    directions = []
     n = len(per_sheet)
     for gid in ids:
         votes = Counter(per_gap[gid][0] for per_gap in per_sheet.values())
         tier, count = votes.most_common(1)[0]
         if count * 2 <= n:
-            return "no_majority", f"{gid}: labels {dict(votes)} from {n} sheets", []
+            return "no_majority", f"{gid}: labels {dict(votes)} from {n} sheets", [], []
         tiers.append(int(tier))  # type: ignore[arg-type]
-    return None, "", tiers
+        d_votes = Counter(
+            per_gap[gid][3] for per_gap in per_sheet.values() if per_gap[gid][0] == tier
+        )
+        d, d_count = d_votes.most_common(1)[0]
+        directions.append(d if d_count * 2 > count else 0)
+    return None, "", tiers, directions

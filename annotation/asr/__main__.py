@@ -22,8 +22,14 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from annotation.asr.systems import DEFAULT_SYSTEMS, load_systems
 
     systems = load_systems(args.systems) if args.systems else tuple(DEFAULT_SYSTEMS)
-    config = BuildConfig(seed=args.seed, folds=args.folds, limit=args.limit, systems=systems)
-    counts = run_build(args.out, config, log=_log, stop_after_s=args.stop_after)
+    config = BuildConfig(
+        seed=args.seed,
+        folds=args.folds,
+        limit=args.limit,
+        systems=systems,
+        short_commands=not args.no_short_commands,
+    )
+    counts = run_build(args.out, config, log=_log, stop_after_s=args.stop_after, jobs=args.jobs)
     _log(f"decodes per system: {counts}")
     if args.no_export:
         return 0
@@ -49,7 +55,13 @@ def _collect(args: argparse.Namespace) -> None:
 def _sheets(args: argparse.Namespace) -> None:
     from annotation.asr.export import export_sheets
 
-    m = export_sheets(args.out, target_gaps=args.sheet_gaps, seed=args.sheet_seed)
+    m = export_sheets(
+        args.out,
+        target_gaps=args.sheet_gaps,
+        seed=args.sheet_seed,
+        gaps_per_sheet=args.gaps_per_sheet,
+        append=args.append_sheets,
+    )
     _log(
         f"wrote {len(m['sheets'])} sheets with {m['gaps']} gaps ({m['pairs']} pairs, "
         f"{m['references']} references) to {args.out / 'sheets'}"
@@ -88,6 +100,13 @@ def _export_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split-seed", type=int, default=12, help="seed of the grouped split")
     parser.add_argument("--sheet-gaps", type=int, default=2500, help="gaps to put on sheets")
     parser.add_argument("--sheet-seed", type=int, default=12, help="seed of the sheet sample")
+    parser.add_argument("--gaps-per-sheet", type=int, default=250, help="gaps per sheet")
+    parser.add_argument(
+        "--append-sheets",
+        action="store_true",
+        help="keep the sheets already written (out for labelling) and add new ones from "
+        "references on no sheet yet",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--folds", type=int, default=5)
     b.add_argument("--limit", type=int, help="only the first N references of the seeded order")
     b.add_argument("--stop-after", type=float, help="stop cleanly after this many seconds")
+    b.add_argument(
+        "--jobs", type=int, default=1, help="decoding processes (the output does not depend on it)"
+    )
+    b.add_argument("--no-short-commands", action="store_true", help="leave out the short commands")
     b.add_argument("--no-export", action="store_true", help="decode only (no pairs, sheets)")
     _export_flags(b)
     b.set_defaults(func=_cmd_build)

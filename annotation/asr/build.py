@@ -20,9 +20,11 @@ Timings go to ``OUT/timings.jsonl`` (they vary between runs; everything else doe
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import hashlib
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -48,7 +50,9 @@ __all__ = [
     "tool_versions",
 ]
 
-BUILD_VERSION = "asr-1"
+#: ``asr-2``: the short commands (``short/*.jsonl``) join the references and are decoded first;
+#: ``--jobs`` decodes in parallel processes (the output does not depend on it).
+BUILD_VERSION = "asr-2"
 DEFAULT_POOL_ROOT = Path(__file__).resolve().parents[1] / "sources"
 
 
@@ -64,6 +68,8 @@ class BuildConfig:
     lm_order: int = 3
     #: Decode only the first ``limit`` references of the seeded order (None = all).
     limit: int | None = None
+    #: Add the 2-8 word commands (``annotation/sources/short/*.jsonl``) as references.
+    short_commands: bool = True
     systems: tuple[SystemConfig, ...] = field(default_factory=lambda: tuple(DEFAULT_SYSTEMS))
 
     def to_dict(self) -> dict[str, Any]:
@@ -246,10 +252,12 @@ def _write_lines(path: Path, lines: Iterable[str]) -> None:
 
 
 def order_references(refs: Sequence[AsrReference], seed: int) -> list[AsrReference]:
-    """Fold by fold, references in a seeded order inside each fold."""
+    """Short commands first (they are cheap to decode), then the rest; fold by fold inside each,
+    references in a seeded order inside each fold."""
     out = sorted(refs, key=lambda r: r.id)
     random.Random(f"{seed}:order").shuffle(out)
-    return sorted(out, key=lambda r: r.fold)  # stable: keeps the shuffled order inside a fold
+    # stable: keeps the shuffled order inside a fold
+    return sorted(out, key=lambda r: (not r.short, r.fold))
 
 
 def prepare(
@@ -266,6 +274,7 @@ def prepare(
         seed=config.seed,
         fills_per_template=config.fills_per_template,
         distractor_fills=config.distractor_fills,
+        short_commands=config.short_commands,
     )
     ordered = order_references(refs, config.seed)
     if config.limit is not None:
@@ -340,37 +349,34 @@ def decode_pcm(decoder: Any, pcm: bytes) -> str:
     return hyp.hypstr if hyp is not None and hyp.hypstr else ""
 
 
-def run_build(
-    out: str | Path,
-    config: BuildConfig,
-    *,
-    pool_root: str | Path = DEFAULT_POOL_ROOT,
-    log: Callable[[str], None] = print,
-    stop_after_s: float | None = None,
-) -> dict[str, int]:
-    """Prepare, then decode every missing (system, reference); returns decodes per system.
+class _WorkerLog:
+    """A picklable log function for a worker process."""
 
-    ``stop_after_s`` stops cleanly (after a finished utterance) once that many seconds passed;
-    a later run continues where it stopped.
-    """
-    out = Path(out)
-    t0 = time.monotonic()
-    ordered, _manifest = prepare(out, config, Path(pool_root))
-    (out / "decodes").mkdir(parents=True, exist_ok=True)
-    done = {
-        s.id: set(read_decodes(out / "decodes" / f"{s.id}.jsonl", repair=True))
-        for s in config.systems
-    }
-    todo = pending(ordered, config.systems, done)
-    log(f"{len(ordered)} references x {len(config.systems)} systems; {len(todo)} decodes to do")
+    def __init__(self, worker: int) -> None:
+        self.worker = worker
+
+    def __call__(self, msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] worker {self.worker}: {msg}", flush=True)
+
+
+def _decode_items(
+    out: Path,
+    seed: int,
+    todo: Sequence[tuple[AsrReference, SystemConfig]],
+    deadline: float | None,
+    log: Callable[[str], None],
+) -> list[tuple[str, str]]:
+    """Synthesize and decode ``todo`` in order, appending each row as it finishes; returns the
+    (system, reference) ids decoded. Stops cleanly after an utterance once ``deadline`` passed."""
     decoders: dict[str, Any] = {}
     fold = -1
-    n_new = 0
+    finished: list[tuple[str, str]] = []
+    t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sitar-asr-") as tmp:
         workdir = Path(tmp)
         for ref, system in todo:
-            if stop_after_s is not None and time.monotonic() - t0 > stop_after_s:
-                log(f"stopping after {time.monotonic() - t0:.0f} s; run again to continue")
+            if deadline is not None and time.monotonic() > deadline:
+                log("stopping (time limit); run again to continue")
                 break
             if ref.fold != fold:
                 fold = ref.fold
@@ -379,7 +385,7 @@ def run_build(
                 decoders[system.id] = _decoder(system, fold, out)
             t1 = time.monotonic()
             pcm = synthesize(ref.text, system, workdir)
-            pcm = add_noise(pcm, system.snr_db, f"{config.seed}:{system.id}:{ref.id}")
+            pcm = add_noise(pcm, system.snr_db, f"{seed}:{system.id}:{ref.id}")
             t2 = time.monotonic()
             hyp = decode_pcm(decoders[system.id], pcm)
             t3 = time.monotonic()
@@ -394,15 +400,78 @@ def run_build(
                     "audio_sha256": hashlib.sha256(pcm).hexdigest()[:16],
                 },
             )
-            with (out / "timings.jsonl").open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"reference_id": ref.id, "system": system.id,
-                                    "audio_s": round(len(pcm) / 32000, 3),
-                                    "synth_s": round(t2 - t1, 3),
-                                    "decode_s": round(t3 - t2, 3)}) + "\n")  # fmt: skip
-            done[system.id].add(ref.id)
-            n_new += 1
-            if n_new % 100 == 0:
-                log(f"{n_new}/{len(todo)} decodes, {time.monotonic() - t0:.0f} s")
+            timing = {
+                "reference_id": ref.id,
+                "system": system.id,
+                "audio_s": round(len(pcm) / 32000, 3),
+                "synth_s": round(t2 - t1, 3),
+                "decode_s": round(t3 - t2, 3),
+            }
+            _append_line(out / "timings.jsonl", json.dumps(timing))
+            finished.append((system.id, ref.id))
+            if len(finished) % 100 == 0:
+                log(f"{len(finished)}/{len(todo)} decodes, {time.monotonic() - t0:.0f} s")
+    return finished
+
+
+def _append_line(path: Path, line: str) -> None:
+    """One ``write`` of one line with ``O_APPEND`` (whole lines even with several processes)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def run_build(
+    out: str | Path,
+    config: BuildConfig,
+    *,
+    pool_root: str | Path = DEFAULT_POOL_ROOT,
+    log: Callable[[str], None] = print,
+    stop_after_s: float | None = None,
+    jobs: int = 1,
+) -> dict[str, int]:
+    """Prepare, then decode every missing (system, reference); returns decodes per system.
+
+    ``stop_after_s`` stops cleanly (after a finished utterance) once that many seconds passed;
+    a later run continues where it stopped. ``jobs`` decodes in that many processes (the rows
+    are the same; only their order in the files differs).
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise InputError(f"jobs must be an integer >= 1, got {jobs!r}")
+    out = Path(out)
+    t0 = time.monotonic()
+    ordered, _manifest = prepare(out, config, Path(pool_root))
+    (out / "decodes").mkdir(parents=True, exist_ok=True)
+    done = {
+        s.id: set(read_decodes(out / "decodes" / f"{s.id}.jsonl", repair=True))
+        for s in config.systems
+    }
+    todo = pending(ordered, config.systems, done)
+    log(f"{len(ordered)} references x {len(config.systems)} systems; {len(todo)} decodes to do")
+    deadline = None if stop_after_s is None else t0 + stop_after_s
+    if jobs == 1 or len(todo) < 2:
+        finished = _decode_items(out, config.seed, todo, deadline, log)
+    else:
+        # One share per process, by reference (every system of a reference in one process, so
+        # each process loads one fold's decoders at a time). Every decode is independent of the
+        # others (front end re-initialized per utterance), so the rows do not depend on ``jobs``;
+        # only their order in the files does, and readers key them by reference.
+        refs = list(dict.fromkeys(r.id for r, _ in todo))
+        share = {rid: k % jobs for k, rid in enumerate(refs)}
+        parts = [[(r, s) for r, s in todo if share[r.id] == w] for w in range(jobs)]
+        ctx = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            futures = [
+                pool.submit(_decode_items, out, config.seed, part, deadline, _WorkerLog(w))
+                for w, part in enumerate(parts)
+            ]
+            finished = []
+            for fut in futures:
+                finished.extend(fut.result())
+    for system_id, ref_id in finished:
+        done[system_id].add(ref_id)
     return {s: len(ids) for s, ids in done.items()}
 
 

@@ -56,6 +56,8 @@ class AsrReference:
     original: str  # pool text as written
     text: str  # spoken form: what is synthesized and what the pairs use as reference
     fold: int
+    #: A 2-8 word command from ``short/*.jsonl`` (decoded first: cheap).
+    short: bool = False
 
     @property
     def words(self) -> list[str]:
@@ -76,14 +78,17 @@ def load_references(
     seed: int,
     fills_per_template: int = 4,
     distractor_fills: int = 0,
+    short_commands: bool = False,
 ) -> tuple[list[AsrReference], list[AsrReference], dict[str, str]]:
-    """References (pool utterances and the first ``fills_per_template`` fills of each template),
-    distractors (the next ``distractor_fills`` fills of each template) and the pool file hashes."""
+    """References (pool utterances and the first ``fills_per_template`` fills of each template,
+    plus the 2-8 word commands of ``short/*.jsonl`` with ``short_commands``), distractors (the
+    next ``distractor_fills`` fills of each template) and the pool file hashes."""
     from annotation.synth.generate import (
         GenerationConfig,
         build_references,
         common_words,
         load_pool,
+        load_short_commands,
     )
 
     if folds < 2:
@@ -111,6 +116,21 @@ def load_references(
             fold=fold_of(r.group, folds=folds, seed=seed),
         )
         (distractors if fill >= fills_per_template else test).append(a)
+    if short_commands:
+        commands, command_hashes = load_short_commands(pool_root)
+        hashes = {**hashes, **command_hashes}
+        for item in commands:
+            test.append(
+                AsrReference(
+                    id=item.id,
+                    group=item.id,
+                    domain=item.domain,
+                    original=item.text,
+                    text=spoken_form(item.text, known),
+                    fold=fold_of(item.id, folds=folds, seed=seed),
+                    short=True,
+                )
+            )
     return test, distractors, hashes
 
 

@@ -92,8 +92,14 @@ def export_sheets(
     seed: int = 12,
     gaps_per_sheet: int = 250,
     analyzer: str = "lexicon",
+    append: bool = False,
 ) -> dict[str, Any]:
-    """Sample pairs (grouped by reference) and write blank sheets under ``out/sheets``."""
+    """Sample pairs (grouped by reference) and write blank sheets under ``out/sheets``.
+
+    With ``append`` the sheets already there are kept as they are (they may be out for labelling)
+    and new sheets, numbered after them, take references that are on no sheet yet, until all the
+    sheets together hold ``target_gaps``; each sheet records the export batch it came from. This is
+    how labelling starts while the build is still decoding."""
     from annotation.__main__ import main as annotation_main
 
     out = Path(out)
@@ -106,12 +112,32 @@ def export_sheets(
             by_ref[p["reference_id"]].append(p)
     order = sorted(by_ref)
     random.Random(f"{seed}:sheets").shuffle(order)
+    sheet_dir = out / "sheets"
+    old: dict[str, Any] = {"sheets": [], "gaps": 0, "references": 0, "batches": 0}
+    taken: set[str] = set()
+    if append and (sheet_dir / "manifest.json").is_file():
+        old = json.loads((sheet_dir / "manifest.json").read_text(encoding="utf-8"))
+        old.setdefault("batches", 1)
+        for f in old["sheets"]:
+            for line in (
+                (sheet_dir / f["sheet"])
+                .with_suffix(".pairs.jsonl")
+                .read_text(encoding="utf-8")
+                .splitlines()
+            ):
+                if line.strip():
+                    taken.add(json.loads(line)["id"].split("/", 1)[1])
+        order = [rid for rid in order if rid not in taken]
+    elif sheet_dir.is_dir():
+        for stale in sheet_dir.glob("asr-sheet-*"):
+            stale.unlink()
+    batch = int(old["batches"]) + 1 if append else 1
     sheets: list[list[dict[str, Any]]] = [[]]
     sheet_gaps = [0]
-    total = 0
-    per_system: Counter[str] = Counter()
-    per_split: Counter[str] = Counter()
-    n_refs = 0
+    total = int(old["gaps"])
+    per_system: Counter[str] = Counter(old.get("gaps_per_system", {}))
+    per_split: Counter[str] = Counter(old.get("gaps_per_split", {}))
+    n_refs = int(old["references"])
     for rid in order:
         if total >= target_gaps:
             break
@@ -145,10 +171,10 @@ def export_sheets(
         sheet_gaps[-1] += gaps
         total += gaps
         n_refs += 1
-    sheet_dir = out / "sheets"
     sheet_dir.mkdir(parents=True, exist_ok=True)
-    files = []
-    for k, rows in enumerate(sheets, 1):
+    files = list(old["sheets"])
+    first = len(files) + 1
+    for k, rows in enumerate((s for s in sheets if s), first):
         stem = sheet_dir / f"asr-sheet-{k:02d}"
         _write_lines(
             stem.with_suffix(".pairs.jsonl"),
@@ -160,7 +186,7 @@ def export_sheets(
         if code != 0:
             raise InputError(f"export-sheet failed for {stem.name} (exit {code})")
         files.append({"sheet": stem.with_suffix(".csv").name, "pairs": len(rows),
-                      "gaps": sheet_gaps[k - 1]})  # fmt: skip
+                      "gaps": sheet_gaps[k - first], "batch": batch})  # fmt: skip
     manifest = {
         "sampling": "references in a seeded order (random.Random(f'{seed}:sheets') over sorted "
         "reference ids with at least one erroneous hypothesis); per reference every distinct "
@@ -170,8 +196,9 @@ def export_sheets(
         "target_gaps": target_gaps,
         "analyzer": analyzer,
         "gaps": total,
-        "pairs": sum(len(s) for s in sheets),
+        "pairs": sum(f["pairs"] for f in files),
         "references": n_refs,
+        "batches": batch,
         "gaps_per_system": dict(sorted(per_system.items())),
         "gaps_per_split": dict(sorted(per_split.items())),
         "sheets": files,

@@ -128,3 +128,54 @@ def test_sheet_cli_round_trip(tmp_path, capsys):
     assert main(["import-sheet", str(filled), "--out", str(out)]) == 0
     assert "wrote 3 records" in capsys.readouterr().out
     assert [r.id for r in read_records(out)] == ["a", "b", "c"]
+
+
+def _fill_directions(src, dst, labels):
+    with open(src, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        if (row["pair_id"], row["gap_id"]) in labels:
+            row["tier"], row["direction"] = labels[(row["pair_id"], row["gap_id"])]
+    with open(dst, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_directions_from_column_or_suffix_and_majority(tmp_path):
+    blank = tmp_path / "blank.csv"
+    export_sheet(PAIRS, blank)
+    assert "direction" in open(blank, encoding="utf-8").readline()
+    one, two, three = (tmp_path / f"{k}.csv" for k in ("one", "two", "three"))
+    _fill_directions(blank, one, {("a", "g1"): ("T0+", ""), ("a", "g2"): ("T1", "-"),
+                                  ("c", "g1"): ("T2", "")})  # fmt: skip
+    _fill_directions(blank, two, {("a", "g1"): ("T0", "+"), ("a", "g2"): ("T1", ""),
+                                  ("c", "g1"): ("T2", "-")})  # fmt: skip
+    _fill_directions(blank, three, {("a", "g1"): ("T1", ""), ("a", "g2"): ("T1", "0"),
+                                    ("c", "g1"): ("T2-", "-")})  # fmt: skip
+    single = {r.id: r for r in import_sheets([one]).records}
+    assert single["a"].tiers == (0, 1) and single["a"].directions == (1, -1)
+    assert single["a"].score == score_from_tiers([0, 1], [1, -1])
+    merged = {r.id: r for r in import_sheets([one, two, three]).records}
+    # a/g1: tier T0 (2 of 3), both T0 votes say "+"; a/g2: T1 by all, one "-": not a majority.
+    assert merged["a"].tiers == (0, 1) and merged["a"].directions == (1, 0)
+    assert merged["c"].directions == (-1,)
+
+
+@pytest.mark.parametrize(
+    "tier, direction, message",
+    [
+        ("T2+", "", "impossible"),
+        ("T0", "-", "impossible"),
+        ("T1+", "-", "disagree"),
+        ("T1", "sideways", "direction must be"),
+        ("", "+", "without a tier"),
+    ],
+)
+def test_bad_directions_are_input_errors(tmp_path, tier, direction, message):
+    blank = tmp_path / "blank.csv"
+    export_sheet(PAIRS, blank)
+    filled = tmp_path / "filled.csv"
+    _fill_directions(blank, filled, {("a", "g1"): (tier, direction)})
+    with pytest.raises(InputError, match=message):
+        import_sheets([filled])
