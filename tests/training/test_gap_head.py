@@ -208,3 +208,32 @@ def test_records_report_gives_per_gap_accuracy(gap_checkpoint, records_file):
     assert gaps["n_gaps"] > 0
     assert sum(map(sum, gaps["confusion_tiers"])) == gaps["n_gaps"]
     assert 0.0 <= gaps["position_accuracy"] <= gaps["tier_accuracy"] <= 1.0
+
+
+def test_torch_weights_recovered_from_the_onnx_graph(gap_checkpoint, tmp_path):
+    """``training.recover``: a checkpoint without torch weights becomes fine-tunable again, with the
+    very weights that were exported (DeBERTa-v3: relative attention, gap head, markers)."""
+    from safetensors.torch import load_file
+
+    from sitar.modeling import load_regressor
+    from training.recover import graph_state_dict, recover
+
+    import shutil
+
+    _, config = gap_checkpoint
+    ckpt = tmp_path / "shipped"  # as shipped: the graphs, no torch weights
+    shutil.copytree(config.folder, ckpt, ignore=shutil.ignore_patterns("torch"))
+    report = recover(ckpt, tmp_path / "recovered", log=lambda _: None)
+    assert report["max_abs_diff"] <= 1e-4 and report["pairs"] >= 6
+    original = load_file(str(config.folder / "torch" / "model.safetensors"))
+    recovered = load_file(str(tmp_path / "recovered" / "torch" / "model.safetensors"))
+    from_graph = graph_state_dict(CheckpointConfig.load(ckpt).onnx_path("fp32"))
+    assert set(from_graph) <= set(original)
+    for name, value in from_graph.items():
+        np.testing.assert_array_equal(value, original[name].numpy(), err_msg=name)
+    for name, tensor in original.items():  # buffers not in the graph come from the fresh model
+        np.testing.assert_allclose(recovered[name].numpy(), tensor.numpy(), atol=0, err_msg=name)
+    model = load_regressor(tmp_path / "recovered")
+    assert model.head_config.gap_head
+    with pytest.raises(CheckpointError, match="exists"):
+        recover(ckpt, tmp_path / "recovered", log=lambda _: None)
