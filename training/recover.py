@@ -30,7 +30,7 @@ import numpy as np
 
 from sitar.errors import CheckpointError, SitarError
 
-__all__ = ["graph_state_dict", "recover", "main"]
+__all__ = ["graph_state_dict", "main", "recover"]
 
 _PREFIX = "model."  # the export wrapper's attribute name
 
@@ -177,7 +177,9 @@ def _parity(model: Any, config: Any, onnx_path: Path) -> dict[str, Any]:
         items = encoder.encode([r for r, _ in PARITY_PAIRS], [h for _, h in PARITY_PAIRS])
     feeds = encoder.collate(items, names)
     refs = PARITY_PAIRS
-    expected = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    expected = dict(
+        zip([o.name for o in session.get_outputs()], session.run(None, feeds), strict=True)
+    )
     with torch.no_grad():
         got = model(**{n: torch.from_numpy(v) for n, v in feeds.items()})
     diffs = []

@@ -213,12 +213,12 @@ def test_records_report_gives_per_gap_accuracy(gap_checkpoint, records_file):
 def test_torch_weights_recovered_from_the_onnx_graph(gap_checkpoint, tmp_path):
     """``training.recover``: a checkpoint without torch weights becomes fine-tunable again, with the
     very weights that were exported (DeBERTa-v3: relative attention, gap head, markers)."""
+    import shutil
+
     from safetensors.torch import load_file
 
     from sitar.modeling import load_regressor
     from training.recover import graph_state_dict, recover
-
-    import shutil
 
     _, config = gap_checkpoint
     ckpt = tmp_path / "shipped"  # as shipped: the graphs, no torch weights
