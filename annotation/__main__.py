@@ -161,6 +161,24 @@ def _cmd_import_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from annotation.sheets import sheet_agreement
+
+    report = sheet_agreement(args.first, args.second)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(
+        f"{report['gaps']} gaps labelled in both: tier agreement {report['agreement']:.3f}, "
+        f"Cohen's kappa {report['kappa']:.3f}, position agreement "
+        f"{report['position_agreement']:.3f}"
+    )
+    print("confusion (rows: first sheet T0/T1/T2, columns: second sheet):")
+    for k, row in enumerate(report["confusion"]):
+        print(f"  T{k}: " + " ".join(f"{v:5d}" for v in row))
+    return 0
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
     from annotation.dataset import build_dataset, write_dataset
 
@@ -242,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--analyzer", default="lexicon")
     imp.add_argument("--rho", type=float, default=0.5)
     imp.set_defaults(func=_cmd_import_sheet)
+
+    agree = sub.add_parser("agreement", help="Cohen's kappa of two readers' filled sheets")
+    agree.add_argument("first", type=Path)
+    agree.add_argument("second", type=Path)
+    agree.add_argument("--json", action="store_true", help="the full report as JSON")
+    agree.set_defaults(func=_cmd_agreement)
 
     build = sub.add_parser("build-dataset", help="records, split, augmentation, stats, card")
     build.add_argument("run_dir", type=Path, nargs="?")

@@ -342,3 +342,50 @@ def _decide(
         d, d_count = d_votes.most_common(1)[0]
         directions.append(d if d_count * 2 > count else 0)
     return None, "", tiers, directions
+
+
+def sheet_agreement(first: str | Path, second: str | Path) -> dict[str, Any]:
+    """Agreement of two readers' filled sheets over the gaps both labelled: Cohen's kappa on the
+    tiers, the 3x3 confusion matrix (rows: ``first``, columns: ``second``), raw agreement, and
+    agreement on the position ``tier + direction / 3``. Rows are matched by ``(pair_id, gap_id)``;
+    a gap whose texts differ between the sheets is an :class:`InputError`."""
+    labelled: list[dict[tuple[str, str], tuple[int, int, tuple[str, str]]]] = []
+    for path in (first, second):
+        rows: dict[tuple[str, str], tuple[int, int, tuple[str, str]]] = {}
+        for where, row in _read_sheet(Path(path)):
+            gid = row.get("gap_id", "").strip()
+            if not gid:
+                continue  # a pair without gaps has nothing to agree on
+            tier, direction = _parse_tier(row.get("tier", ""), where, row.get("direction", ""))
+            if tier is None:
+                continue
+            texts = (row.get("gap_reference_text", ""), row.get("gap_hypothesis_text", ""))
+            rows[(row["pair_id"], gid)] = (tier, direction, texts)
+        labelled.append(rows)
+    a, b = labelled
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise InputError(f"{first} and {second} have no labelled gap in common")
+    matrix = [[0, 0, 0] for _ in range(3)]
+    same_position = 0
+    for key in common:
+        if a[key][2] != b[key][2]:
+            raise InputError(f"gap {key} has different texts in {first} and {second}")
+        matrix[a[key][0]][b[key][0]] += 1
+        same_position += a[key][:2] == b[key][:2]
+    n = len(common)
+    observed = sum(matrix[k][k] for k in range(3)) / n
+    rows_p = [sum(matrix[k]) / n for k in range(3)]
+    cols_p = [sum(matrix[r][k] for r in range(3)) / n for k in range(3)]
+    expected = sum(rows_p[k] * cols_p[k] for k in range(3))
+    kappa = 1.0 if expected == 1.0 else (observed - expected) / (1.0 - expected)
+    return {
+        "gaps": n,
+        "only_first": len(set(a) - set(b)),
+        "only_second": len(set(b) - set(a)),
+        "agreement": observed,
+        "kappa": kappa,
+        "position_agreement": same_position / n,
+        "confusion": matrix,
+        "disagreements": [list(key) for key in common if a[key][0] != b[key][0]],
+    }

@@ -39,8 +39,18 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def collect(out: str | Path, *, split_seed: int = 12) -> dict[str, Any]:
-    """Write ``pairs.jsonl``, ``splits.json`` and ``summary.json``; returns the summary."""
+#: The synthetic corpora's seed: with it a pool item, template or short command lands in the same
+#: split here as in ``sitar-synth-v1.2``/``v1.3`` (the same function over the same groups), so a
+#: test reference of the recognizer data was never a training reference of a model trained on
+#: the synthetic corpus either.
+DEFAULT_SPLIT_SEED = 13
+
+
+def collect(out: str | Path, *, split_seed: int = DEFAULT_SPLIT_SEED) -> dict[str, Any]:
+    """Write ``pairs.jsonl``, ``splits.json`` and ``summary.json``; returns the summary.
+
+    The split is drawn like the synthetic generator's: pool items and templates together, short
+    commands on their own (:func:`annotation.synth.generate.assign_group_splits`, 75/10/15)."""
     from annotation.synth.generate import assign_group_splits
 
     out = Path(out)
@@ -50,8 +60,14 @@ def collect(out: str | Path, *, split_seed: int = 12) -> dict[str, Any]:
         )
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     refs = {r["id"]: r for r in _read_jsonl(out / "references.jsonl")}
-    groups = sorted({r["group"] for r in refs.values()})
-    split_of = assign_group_splits(groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
+    pool_groups = {r["group"] for r in refs.values() if not r.get("short")}
+    short_groups = {r["group"] for r in refs.values() if r.get("short")}
+    split_of = assign_group_splits(pool_groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
+    if short_groups:
+        split_of.update(
+            assign_group_splits(short_groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
+        )
+    split_of = dict(sorted(split_of.items()))
     _write_json(
         out / "splits.json",
         {

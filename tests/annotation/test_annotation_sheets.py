@@ -179,3 +179,27 @@ def test_bad_directions_are_input_errors(tmp_path, tier, direction, message):
     _fill_directions(blank, filled, {("a", "g1"): (tier, direction)})
     with pytest.raises(InputError, match=message):
         import_sheets([filled])
+
+
+def test_sheet_agreement_kappa_and_confusion(tmp_path, capsys):
+    from annotation.sheets import sheet_agreement
+
+    blank = tmp_path / "blank.csv"
+    export_sheet(PAIRS, blank)
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    _fill_directions(blank, one, {("a", "g1"): ("T0", ""), ("a", "g2"): ("T1", "+"),
+                                  ("c", "g1"): ("T2", "")})  # fmt: skip
+    _fill_directions(blank, two, {("a", "g1"): ("T0", ""), ("a", "g2"): ("T2", "-"),
+                                  ("c", "g1"): ("T2", "")})  # fmt: skip
+    report = sheet_agreement(one, two)
+    assert report["gaps"] == 3
+    assert report["confusion"] == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
+    assert report["agreement"] == pytest.approx(2 / 3)
+    # p_o = 2/3; p_e = (1/3)(1/3) + (1/3)(0) + (1/3)(2/3) = 1/3; kappa = (2/3 - 1/3) / (2/3)
+    assert report["kappa"] == pytest.approx(0.5)
+    assert report["position_agreement"] == pytest.approx(2 / 3)
+    assert report["disagreements"] == [["a", "g2"]]
+    assert main(["agreement", str(one), str(two)]) == 0
+    assert "kappa 0.500" in capsys.readouterr().out
+    with pytest.raises(InputError, match="no labelled gap in common"):
+        sheet_agreement(one, blank)

@@ -427,6 +427,45 @@ def test_collect_split_and_sheets(tmp_path: Path) -> None:
     card = render_card(out)
     assert "| `a` | `en-us+f5` |" in card and "| `b` | `en-us+f2` |" in card
     assert f"{m['gaps']} gap rows" in card and "Partial build**: 6 of 7" in card
+    # --append-sheets: the sheets out for labelling stay byte for byte; new ones take only
+    # references that are on no sheet yet.
+    before = {f.name: f.read_bytes() for f in (out / "sheets").glob("asr-sheet-*")}
+    taken = {r["reference"] for r in shared}
+    m2 = export_sheets(out, target_gaps=100, seed=1, gaps_per_sheet=4, append=True)
+    assert m2["batches"] == 2 and m2["gaps"] > m["gaps"]
+    assert all((out / "sheets" / n).read_bytes() == b for n, b in before.items())
+    new = [json.loads(line) for f in sorted((out / "sheets").glob("*.pairs.jsonl"))
+           if f.name.replace(".pairs.jsonl", ".csv") not in before
+           for line in f.read_text("utf-8").splitlines()]  # fmt: skip
+    assert new and not {r["reference"] for r in new} & taken
+    assert [f["batch"] for f in m2["sheets"]][: len(m["sheets"])] == [1] * len(m["sheets"])
+
+
+def test_split_follows_the_synthetic_generator(tmp_path: Path) -> None:
+    """Pool groups are split together and short commands on their own, with the generator's
+    function and seed, so a group lands in the same split as in the synthetic corpus."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.build import BuildConfig, _write_json
+    from annotation.asr.export import DEFAULT_SPLIT_SEED, collect
+    from annotation.synth.generate import assign_group_splits
+
+    out = tmp_path / "asr"
+    (out / "decodes").mkdir(parents=True)
+    config = BuildConfig(systems=(SystemConfig(id="a", voice="en-us+f5"),)).to_dict()
+    _write_json(out / "manifest.json", {"config": config})
+    refs = [{"id": f"p{i}", "group": f"p{i}", "fold": 0, "domain": "d", "text": "go now",
+             "original": "Go now.", "short": False} for i in range(12)]  # fmt: skip
+    refs += [{"id": f"cmd-{i}", "group": f"cmd-{i}", "fold": 0, "domain": "d", "text": "stop",
+              "original": "Stop.", "short": True} for i in range(8)]  # fmt: skip
+    (out / "references.jsonl").write_text("".join(json.dumps(r) + "\n" for r in refs), "utf-8")
+    collect(out)
+    groups = json.loads((out / "splits.json").read_text("utf-8"))["groups"]
+    fractions = (0.75, 0.1, 0.15)
+    pool = assign_group_splits([f"p{i}" for i in range(12)], fractions=fractions,
+                               seed=DEFAULT_SPLIT_SEED)  # fmt: skip
+    short = assign_group_splits([f"cmd-{i}" for i in range(8)], fractions=fractions,
+                                seed=DEFAULT_SPLIT_SEED)  # fmt: skip
+    assert groups == {**pool, **short}
 
 
 # ---------------------------------------------------------------------------------------------
