@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -74,6 +75,22 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_labels(args: argparse.Namespace) -> int:
+    from annotation.asr.labels import import_labels
+
+    summary = import_labels(args.out, args.labels, args.records)
+    _log(
+        f"wrote {summary['records']} records ({summary['gaps']} gaps) to {args.records}: "
+        f"per split {summary['records_per_split']}, gaps per split {summary['gaps_per_split']}"
+    )
+    _log(f"positions {summary['positions']}; readers per record {summary['readers_per_record']}")
+    for row in summary["rejected"]:
+        _log(f"  not labelled: {row['id']}: {row['reason']}: {row['detail']}")
+    if args.summary:
+        args.summary.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from annotation.asr.build import verify
 
@@ -142,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("out", type=Path)
     c.add_argument("--out", dest="card", type=Path, help="card path (default OUT/data_card.md)")
     c.set_defaults(func=_cmd_card)
+    lab = sub.add_parser("labels", help="filled sheets -> records with the build's split")
+    lab.add_argument("out", type=Path, help="the build folder (splits.json, references, sheets)")
+    lab.add_argument("--labels", type=Path, required=True, help="folder of <sheet>.<reader>.csv")
+    lab.add_argument("--records", type=Path, required=True, help="records JSONL to write")
+    lab.add_argument("--summary", type=Path, help="also write the summary as JSON here")
+    lab.set_defaults(func=_cmd_labels)
     v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
     v.add_argument("out", type=Path)
     v.add_argument("--n", type=int, default=3, help="utterances per system")

@@ -26,6 +26,7 @@ from annotation.asr.records import (
 )
 from annotation.asr.systems import DEFAULT_SYSTEMS, SystemConfig, load_systems, parse_systems
 from sitar.errors import InputError
+from sitar.records import read_records
 
 HAVE_TOOLS = bool(shutil.which("espeak-ng") and shutil.which("sox"))
 try:
@@ -348,18 +349,13 @@ def test_word_errors_and_pairs(tmp_path: Path) -> None:
         read_pairs(path)
 
 
-def test_collect_split_and_sheets(tmp_path: Path) -> None:
-    """A fake build folder -> pairs, grouped split, sheets that import back once filled."""
-    pytest.importorskip("sklearn")
-    from annotation.asr.build import _write_json
-    from annotation.asr.export import collect, export_sheets
-    from annotation.sheets import import_sheets
+def _fake_build(tmp_path: Path) -> Path:
+    """A build folder with 6 references x 2 systems of decodes (no audio, no LM)."""
+    from annotation.asr.build import BuildConfig, _write_json
 
     out = tmp_path / "asr"
     (out / "decodes").mkdir(parents=True)
     systems = [SystemConfig(id="a", voice="en-us+f5"), SystemConfig(id="b", voice="en-us+f2")]
-    from annotation.asr.build import BuildConfig
-
     config = BuildConfig(systems=tuple(systems)).to_dict()
     lm = {
         "sentences": 9,
@@ -386,6 +382,16 @@ def test_collect_split_and_sheets(tmp_path: Path) -> None:
                 out / "decodes" / f"{s.id}.jsonl",
                 {"reference_id": r["id"], "system": s.id, "hypothesis": h},
             )
+    return out
+
+
+def test_collect_split_and_sheets(tmp_path: Path) -> None:
+    """A fake build folder -> pairs, grouped split, sheets that import back once filled."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.export import collect, export_sheets
+    from annotation.sheets import import_sheets
+
+    out = _fake_build(tmp_path)
     summary = collect(out, split_seed=3)
     assert summary["pairs"] == 12 and summary["references_decoded"] == 6
     pairs = read_pairs(out / "pairs.jsonl")
@@ -533,3 +539,45 @@ def test_cli_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     assert err.startswith("error: a: beam must be") and "\n" not in err
     assert main(["export", str(tmp_path / "nothing")]) == 2
     assert "run `python -m annotation.asr build` first" in capsys.readouterr().err
+
+
+def test_labels_become_records_with_the_build_split(tmp_path: Path) -> None:
+    """Two readers on a sheet, a third on their disagreement: majority tiers, the group's split,
+    readers and systems in the provenance; a stray file name is an error."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.export import collect, export_sheets
+    from annotation.asr.labels import import_labels
+
+    out = _fake_build(tmp_path)
+    collect(out, split_seed=3)
+    export_sheets(out, target_gaps=100, seed=1, gaps_per_sheet=100)
+    sheet = out / "sheets" / "asr-sheet-01.csv"
+    with sheet.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    disputed = rows[0]["pair_id"]
+
+    def write(name: str, keep: list[dict[str, str]], tier_of) -> None:
+        with (labels / name).open("w", encoding="utf-8", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows([{**r, "tier": tier_of(r)} for r in keep])
+
+    write("asr-sheet-01.A.csv", rows, lambda r: "T2")
+    write("asr-sheet-01.B.csv", rows, lambda r: "T1" if r["pair_id"] == disputed else "T2")
+    third = [r for r in rows if r["pair_id"] == disputed]
+    write("adjudication-01.C.csv", third, lambda r: "T1")
+    summary = import_labels(out, labels, tmp_path / "records.jsonl")
+    records = {r.id: r for r in read_records(tmp_path / "records.jsonl")}
+    assert summary["records"] == len({r["pair_id"] for r in rows}) == len(records)
+    assert set(records[disputed].tiers) == {1}  # B and C outvote A
+    assert records[disputed].provenance["readers"] == ["C", "A", "B"]
+    splits = json.loads((out / "splits.json").read_text("utf-8"))["groups"]
+    for r in records.values():
+        assert r.split == splits[r.provenance["pool_id"]]
+        assert r.provenance["source"] == "asr-hand" and r.id.startswith(r.provenance["system"])
+    assert summary["readers_per_record"] == {2: len(records) - 1, 3: 1}
+    (labels / "notes.csv").write_text("x\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not named"):
+        import_labels(out, labels, tmp_path / "again.jsonl")
