@@ -91,6 +91,24 @@ def _cmd_labels(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ab_build(args: argparse.Namespace) -> int:
+    from annotation.asr.ab import build_ab
+
+    m = build_ab(args.out, args.dest, n=args.n, seed=args.seed)
+    _log(
+        f"wrote {m['items']} A/B items {m['per_split']} to {args.dest} (ab_blind.csv: for the judge)"
+    )
+    return 0
+
+
+def _cmd_ab_merge(args: argparse.Namespace) -> int:
+    from annotation.asr.ab import merge_judgements
+
+    counts = merge_judgements(args.folder, args.judged, judge=args.judge, out=args.set)
+    _log(f"wrote {args.set}: judgements {counts}")
+    return 0
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from annotation.asr.build import verify
 
@@ -165,6 +183,18 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--records", type=Path, required=True, help="records JSONL to write")
     lab.add_argument("--summary", type=Path, help="also write the summary as JSON here")
     lab.set_defaults(func=_cmd_labels)
+    ab = sub.add_parser("ab-build", help="A/B items from held-out references (no metric used)")
+    ab.add_argument("out", type=Path, help="the build folder (pairs.jsonl)")
+    ab.add_argument("--dest", type=Path, required=True, help="folder for ab_items / ab_blind")
+    ab.add_argument("--n", type=int, default=240)
+    ab.add_argument("--seed", type=int, default=17)
+    ab.set_defaults(func=_cmd_ab_build)
+    abm = sub.add_parser("ab-merge", help="join a judge's filled ab_blind.csv into the public set")
+    abm.add_argument("folder", type=Path, help="the ab-build folder")
+    abm.add_argument("--judged", type=Path, required=True)
+    abm.add_argument("--judge", required=True, help="who judged (recorded with every item)")
+    abm.add_argument("--set", type=Path, required=True, help="public set JSONL to write")
+    abm.set_defaults(func=_cmd_ab_merge)
     v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
     v.add_argument("out", type=Path)
     v.add_argument("--n", type=int, default=3, help="utterances per system")
