@@ -15,8 +15,12 @@ import argparse
 import os
 import shutil
 import tempfile
+from typing import TYPE_CHECKING
 
 from sitar.errors import MissingDependencyError
+
+if TYPE_CHECKING:
+    from sitar.serve.config import ServeConfig
 
 __all__ = ["build_config", "register", "run"]
 
@@ -153,7 +157,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def build_config(args: argparse.Namespace) -> object:
+def build_config(args: argparse.Namespace) -> ServeConfig:
     from sitar.serve.config import ServeConfig
 
     return ServeConfig(

@@ -181,7 +181,7 @@ def score_dataset(
         )
     from sitar.scorer import Scorer
 
-    load_kwargs = {
+    load_kwargs: dict[str, Any] = {
         "path_or_hub_id": checkpoint,
         "revision": revision,
         "variant": variant,
