@@ -51,6 +51,10 @@ class TrainConfig:
     max_length: int = 512
     #: Record files (JSONL or Parquet, schema sitar.record/1); each record's ``split`` selects its use.
     data: tuple[str, ...] = ()
+    #: Times each ``data`` file's training records are used per pass (one number per file; empty:
+    #: once each). Oversamples a small file, e.g. hand labels next to a large synthetic corpus;
+    #: validation and test records are never repeated.
+    data_repeat: tuple[int, ...] = ()
     train_split: str = "train"
     eval_split: str = "validation"
     #: What to do with training pairs longer than max_length: ``skip`` (counted and logged) or
@@ -121,6 +125,16 @@ class TrainConfig:
         if isinstance(self.data, (str, bytes)):
             object.__setattr__(self, "data", (self.data,))
         object.__setattr__(self, "data", tuple(str(p) for p in self.data))
+        if isinstance(self.data_repeat, (str, bytes)) or not isinstance(
+            self.data_repeat, (list, tuple)
+        ):
+            raise bad("data_repeat", "a list of positive integers, one per data file")
+        object.__setattr__(self, "data_repeat", tuple(self.data_repeat))
+        if self.data_repeat and (
+            len(self.data_repeat) != len(self.data)
+            or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.data_repeat)
+        ):
+            raise bad("data_repeat", f"{len(self.data)} positive integers (one per data file)")
         for key in ("max_length", "batch_size", "grad_accum_steps", "eval_batch_size", "max_steps"):
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -179,6 +193,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["data"] = list(self.data)
+        out["data_repeat"] = list(self.data_repeat)
         out["extra"] = dict(self.extra)
         return out
 

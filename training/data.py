@@ -73,13 +73,23 @@ def read_record_file(path: str | os.PathLike[str]) -> list[Record]:
     raise InputError(f"{path}: unknown record file type {suffix!r}; expected .jsonl or .parquet")
 
 
-def load_splits(files: Sequence[str | os.PathLike[str]]) -> dict[str, list[Record]]:
-    """Records of all files grouped by their ``split``; ids must be unique across files."""
+def load_splits(
+    files: Sequence[str | os.PathLike[str]],
+    repeat: Sequence[int] = (),
+    *,
+    train_split: str = "train",
+) -> dict[str, list[Record]]:
+    """Records of all files grouped by their ``split``; ids must be unique across files. With
+    ``repeat`` (one count per file) the ``train_split`` records of file ``i`` appear
+    ``repeat[i]`` times (oversampling); other splits appear once."""
     if not files:
         raise InputError("no record files given; set `data` in the config to JSONL/Parquet files")
+    if repeat and len(repeat) != len(files):
+        raise InputError(f"repeat has {len(repeat)} counts for {len(files)} files")
     splits: dict[str, list[Record]] = {}
     where_seen: dict[str, str] = {}
-    for path in files:
+    for k, path in enumerate(files):
+        times = repeat[k] if repeat else 1
         for record in read_record_file(path):
             if record.id in where_seen:
                 raise RecordError(
@@ -91,7 +101,8 @@ def load_splits(files: Sequence[str | os.PathLike[str]]) -> dict[str, list[Recor
                     f"{path}: record {record.id!r} has no split; training needs train/validation/"
                     "test assignments (SPEC §6, grouped by reference)"
                 )
-            splits.setdefault(record.split, []).append(record)
+            copies = times if record.split == train_split else 1
+            splits.setdefault(record.split, []).extend([record] * copies)
     return splits
 
 

@@ -134,3 +134,25 @@ def test_shard_batches_gives_equal_counts():
     assert shard_batches(batches, num_processes=2, process_index=0) == [[0], [2], [4]]
     assert shard_batches(batches, num_processes=2, process_index=1) == [[1], [3], [0]]
     assert shard_batches(batches, num_processes=1, process_index=0) == batches
+
+
+def test_data_repeat_oversamples_training_records_only(tmp_path):
+    from training.config import load_config
+
+    big = _write_jsonl(tmp_path / "big.jsonl", synthetic_records(4, seed=1, split="train"))
+    small = _write_jsonl(
+        tmp_path / "small.jsonl",
+        synthetic_records(2, seed=2, split="train", id_prefix="s")
+        + synthetic_records(1, seed=3, split="validation", id_prefix="sv"),
+    )
+    splits = load_splits([big, small], [1, 3])
+    assert len(splits["train"]) == 4 + 3 * 2 and len(splits["validation"]) == 1
+    ids = [r.id for r in splits["train"]]
+    assert all(ids.count(r.id) == 3 for r in splits["train"] if r.id.startswith("s-"))
+    with pytest.raises(InputError, match="2 files"):
+        load_splits([big, small], [1])
+    config = load_config(None, [f"data=[{big}, {small}]", "data_repeat=[1, 5]"])
+    assert config.data_repeat == (1, 5) and config.to_dict()["data_repeat"] == [1, 5]
+    for bad in ("[1]", "[1, 0]", "[1, true]", "3"):
+        with pytest.raises(InputError, match="data_repeat"):
+            load_config(None, [f"data=[{big}, {small}]", f"data_repeat={bad}"])
