@@ -180,7 +180,59 @@ def devset_report(
     return report
 
 
-def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) -> dict[str, Any]:
+#: All-pairs agreement is computed up to this many records (it is quadratic); within-reference
+#: agreement always.
+ALL_PAIRS_LIMIT = 4000
+
+
+def pairwise_agreement(
+    keys: Sequence[str], targets: Sequence[float], values: Sequence[float]
+) -> dict[str, float]:
+    """Share of record pairs with different targets that ``values`` order like the targets
+    (a tie in ``values`` counts half): ``within`` pairs sharing a key (the same reference: two
+    transcripts of one utterance) and, up to :data:`ALL_PAIRS_LIMIT` records, ``all`` pairs."""
+    t = np.asarray(targets, dtype=float)
+    v = np.asarray(values, dtype=float)
+    out: dict[str, float] = {}
+    groups: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        groups.setdefault(k, []).append(i)
+    hits = n = 0.0
+    for idx in groups.values():
+        for a, i in enumerate(idx):
+            for j in idx[a + 1 :]:
+                if t[i] == t[j]:
+                    continue
+                n += 1
+                dv = v[i] - v[j]
+                hits += 0.5 if dv == 0 else float((dv > 0) == (t[i] > t[j]))
+    out["within"] = hits / n if n else float("nan")
+    out["within_pairs"] = n
+    if len(t) <= ALL_PAIRS_LIMIT:
+        dt = np.sign(t[:, None] - t[None, :])
+        dv = np.sign(v[:, None] - v[None, :])
+        upper = np.triu(np.ones_like(dt, dtype=bool), k=1) & (dt != 0)
+        agree = np.where(dv == 0, 0.5, (dv == dt).astype(float))
+        m = int(upper.sum())
+        out["all"] = float(agree[upper].sum() / m) if m else float("nan")
+        out["all_pairs"] = m
+    return out
+
+
+def records_report(
+    scorer: Any,
+    paths: Sequence[Path],
+    *,
+    batch_size: int = 32,
+    baselines: Sequence[str] = (),
+    baseline_encoder: str = DEFAULT_ENCODER,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Regression metrics against the records' SPEC §5 targets, per-gap accuracy (gap head),
+    ladder ordering, and pairwise agreement with the targets for SITAR, WER and each requested
+    embedding baseline on the same pairs."""
+    from sitar.diagnostics import word_error_counts
+
     records = [rec for path in paths for rec in read_records(path)]
     if not records:
         raise InputError("no records to evaluate")
@@ -204,6 +256,19 @@ def records_report(scorer: Any, paths: Sequence[Path], *, batch_size: int = 32) 
         rows = _ladder_rows([records[i] for i in rungs])
         scores = [normalized[i] for i in rungs]
         report["ladders"] = {"n_rungs": len(rows), **_ordering(rows, scores)}
+    errors, words = word_error_counts(references=refs, hypotheses=hyps)
+    systems: dict[str, list[float]] = {
+        "sitar": list(raw),
+        "wer": (errors / np.maximum(words, 1)).tolist(),
+    }
+    names = parse_baselines(baselines)
+    if names:
+        encoder = EmbeddingBaselines(baseline_encoder, batch_size=batch_size, threads=threads)
+        systems.update(encoder.score(refs, hyps, names))
+    targets = [r.score for r in records]
+    report["agreement"] = {
+        name: pairwise_agreement(refs, targets, values) for name, values in systems.items()
+    }
     return report
 
 
@@ -261,9 +326,9 @@ def evaluate_checkpoint(
     from sitar.scorer import Scorer
 
     names = parse_baselines(baselines)
-    if names and devset is None:
+    if names and devset is None and not records:
         raise InputError(
-            "the embedding baselines are computed on the dev set, which is switched off"
+            "the embedding baselines are computed on the dev set and the records; both are off"
         )
     scorer = Scorer.load(checkpoint, variant=variant, threads=threads)
     report: dict[str, Any] = {"checkpoint": checkpoint, "signature": scorer.signature}
@@ -277,7 +342,14 @@ def evaluate_checkpoint(
             threads=threads,
         )
     if records:
-        report["records"] = records_report(scorer, records, batch_size=batch_size)
+        report["records"] = records_report(
+            scorer,
+            records,
+            batch_size=batch_size,
+            baselines=names,
+            baseline_encoder=baseline_encoder,
+            threads=threads,
+        )
     return report
 
 

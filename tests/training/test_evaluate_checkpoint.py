@@ -141,3 +141,17 @@ def test_cli_bad_devset_exit_code(tmp_path, capsys):
     pytest.importorskip("onnxruntime")
     assert ec.main(["--checkpoint", str(FIXTURE), "--devset", str(tmp_path / "missing.jsonl")]) == 2
     assert "dev set not found" in capsys.readouterr().err
+
+
+def test_pairwise_agreement_by_hand():
+    from training.evaluate_checkpoint import pairwise_agreement
+
+    keys = ["r1", "r1", "r1", "r2"]
+    targets = [0.0, 1.0, 2.0, 1.0]
+    values = [0.1, 0.5, 0.5, 0.9]
+    out = pairwise_agreement(keys, targets, values)
+    # within r1: (0,1) agree, (0,2) agree, (1,2) tie -> half: 2.5 / 3
+    assert out["within"] == pytest.approx(2.5 / 3) and out["within_pairs"] == 3
+    # all pairs with different targets: the three above plus (0,3) agree, (2,3) disagree;
+    # (1,3) has equal targets and is left out: 3.5 / 5
+    assert out["all"] == pytest.approx(3.5 / 5) and out["all_pairs"] == 5
