@@ -62,6 +62,7 @@ def _sheets(args: argparse.Namespace) -> None:
         seed=args.sheet_seed,
         gaps_per_sheet=args.gaps_per_sheet,
         append=args.append_sheets,
+        splits=args.sheet_splits.split(",") if args.sheet_splits else None,
     )
     _log(
         f"wrote {len(m['sheets'])} sheets with {m['gaps']} gaps ({m['pairs']} pairs, "
@@ -141,6 +142,9 @@ def _export_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sheet-gaps", type=int, default=2500, help="gaps to put on sheets")
     parser.add_argument("--sheet-seed", type=int, default=12, help="seed of the sheet sample")
     parser.add_argument("--gaps-per-sheet", type=int, default=250, help="gaps per sheet")
+    parser.add_argument(
+        "--sheet-splits", help="only references of these splits on new sheets (e.g. test)"
+    )
     parser.add_argument(
         "--append-sheets",
         action="store_true",

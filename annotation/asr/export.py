@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +110,16 @@ def export_sheets(
     gaps_per_sheet: int = 250,
     analyzer: str = "lexicon",
     append: bool = False,
+    splits: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Sample pairs (grouped by reference) and write blank sheets under ``out/sheets``.
 
     With ``append`` the sheets already there are kept as they are (they may be out for labelling)
     and new sheets, numbered after them, take references that are on no sheet yet, until all the
     sheets together hold ``target_gaps``; each sheet records the export batch it came from. This is
-    how labelling starts while the build is still decoding."""
+    how labelling starts while the build is still decoding. ``splits`` restricts new sheets to
+    references of those splits (e.g. more test references for a larger hand-labelled test split).
+    """
     from annotation.__main__ import main as annotation_main
 
     out = Path(out)
@@ -124,7 +128,7 @@ def export_sheets(
     pairs = read_pairs(out / "pairs.jsonl")
     by_ref: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for p in pairs:
-        if p["errors"] > 0:
+        if p["errors"] > 0 and (splits is None or p["split"] in splits):
             by_ref[p["reference_id"]].append(p)
     order = sorted(by_ref)
     random.Random(f"{seed}:sheets").shuffle(order)
@@ -210,6 +214,7 @@ def export_sheets(
         "reach target_gaps; a reference never crosses sheets",
         "seed": seed,
         "target_gaps": target_gaps,
+        "splits_of_last_batch": list(splits) if splits else "all",
         "analyzer": analyzer,
         "gaps": total,
         "pairs": sum(f["pairs"] for f in files),

@@ -445,6 +445,12 @@ def test_collect_split_and_sheets(tmp_path: Path) -> None:
            for line in f.read_text("utf-8").splitlines()]  # fmt: skip
     assert new and not {r["reference"] for r in new} & taken
     assert [f["batch"] for f in m2["sheets"]][: len(m["sheets"])] == [1] * len(m["sheets"])
+    # a batch restricted to some splits takes only their references
+    pairs_before = {f.name for f in (out / "sheets").glob("*.pairs.jsonl")}
+    export_sheets(out, target_gaps=1000, seed=1, gaps_per_sheet=4, append=True, splits=["test"])
+    added = [json.loads(line) for f in (out / "sheets").glob("*.pairs.jsonl")
+             if f.name not in pairs_before for line in f.read_text("utf-8").splitlines()]  # fmt: skip
+    assert all(r["split"] == "test" for r in added)
 
 
 def test_split_follows_the_synthetic_generator(tmp_path: Path) -> None:
