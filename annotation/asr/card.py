@@ -61,8 +61,9 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         "`tests/annotation/test_asr.py` |",
         f"| Build version | `{cfg['build_version']}`, seed {cfg['seed']}, {cfg['folds']} LM folds |",
         f"| References | {manifest['references']} ({summary['references_decoded']} decoded so far): "
-        f"every pool utterance and {cfg['fills_per_template']} fills of every template "
-        f"({manifest['reference_words']} words) |",
+        f"every pool utterance, {cfg['fills_per_template']} fills of every template"
+        + (" and the 2-8 word short commands" if cfg.get("short_commands") else "")
+        + f" ({manifest['reference_words']} words) |",
         f"| Pairs | {summary['pairs']} (reference, hypothesis) pairs, schema `sitar-asr-pair-1` |",
         "| Language | English (US-English acoustic model; the pool has British spellings) |",
         "| Speech | **synthetic** (espeak-ng), not human speech |",
@@ -74,7 +75,8 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         "substitutions that sound alike, dropped function words, garbled names), to be labelled "
         "by hand through the human-sheet path (issue 12, item 2) and used for training and "
         "testing alongside the synthetic corpus. The pairs carry no labels: the sheets under "
-        "`sheets/` are blank.",
+        "`sheets/` are blank; the filled ones are committed under `annotation/asr/labels/` and "
+        "described in `data_cards/sitar-asr-labels-v1.md`.",
         "",
         "## How it is made",
         "",
@@ -170,9 +172,12 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         "## Split",
         "",
         f"`splits.json`: train / validation / test = 75 / 10 / 15 over **pool items** (seed "
-        f"{summary['split_seed']}, `annotation.synth.generate.assign_group_splits`): every "
-        "hypothesis of a reference, from every system, and every fill of a template share one "
-        "split. Never split by pair. The split is independent of the LM folds.",
+        f"{summary['split_seed']}, `annotation.synth.generate.assign_group_splits`; pool items "
+        "and templates together, short commands on their own, exactly as the synthetic "
+        "generator draws them, so a group has the same split here as in `sitar-synth-v1.2` and "
+        "`v1.3`): every hypothesis of a reference, from every system, and every fill of a "
+        "template share one split. Never split by pair. The split is independent of the LM "
+        "folds.",
         "",
         "## Hand-labelling sheets",
         "",
@@ -188,7 +193,12 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
             + ", ".join(f"{k} {v}" for k, v in sheets["gaps_per_split"].items())
             + ".",
             "",
-            "Sampling: " + sheets["sampling"] + ". Each sheet was written by "
+            "Sampling: " + sheets["sampling"] + ". Sheets were exported in "
+            f"{sheets.get('batches', 1)} batch(es) while the build was decoding "
+            "(`--append-sheets`: earlier sheets are kept byte for byte and new ones take "
+            "references on no sheet yet; a batch may be restricted to some splits with "
+            "`--sheet-splits`); the per-split counts above are those at export time. "
+            "Each sheet was written by "
             f"`{sheets['export_command']}` from its `.pairs.jsonl` (which also names the "
             "system(s) and the split of each pair).",
         ]
@@ -201,23 +211,26 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         "reference with `[[reference text => hypothesis text]]` at the gap) and "
         "`single_gap_hypothesis` (the reference with only this gap applied). Readers fill "
         "`tier` with `T0`, `T1` or `T2` for the single-gap hypothesis following SPEC §6's "
-        "rubric, optionally `rank` and `note`; every gap of a pair must get a tier. Import with "
-        "`python -m annotation import-sheet FILLED.csv ... --out records.jsonl` (one sheet per "
-        "reader; a gap's tier is the majority of the readers).",
+        "rubric, `direction` (`+`/`-` for a boundary case) and optionally `rank` and `note`; "
+        "every gap of a pair must get a tier. `python -m annotation.asr labels OUT --labels "
+        "annotation/asr/labels --records records.jsonl` imports every filled sheet at once "
+        "(a gap's tier is the majority of its readers) and gives each record its split.",
         "",
         "## Rebuild",
         "",
         "```bash",
         "apt-get install espeak-ng sox",
         "pip install -e '.[asr]'",
-        "nice -n 15 python -m annotation.asr build /work/data/asr   # resumable; re-run to continue",
+        "python -m annotation.asr build /work/data/asr --jobs 2   # resumable; re-run to continue",
         "python -m annotation.asr verify /work/data/asr            # re-decode a few, compare",
         "```",
         "",
         "`build` is deterministic for fixed tool versions (seeded fills, folds, variants, noise; "
         "batch CMN), skips every utterance already in `decodes/*.jsonl` (each row is flushed "
         "and fsynced; a torn last line is cut off), and ends by writing `pairs.jsonl`, "
-        "`splits.json`, `summary.json` and `sheets/`. `--stop-after SECONDS` stops cleanly; "
+        "`splits.json`, `summary.json` and `sheets/`. `--jobs N` decodes in N processes (the "
+        "rows do not depend on it: every utterance is decoded from a fresh front end). "
+        "`--stop-after SECONDS` stops cleanly; "
         "`export` re-writes pairs, split and sheets from the decodes so far; "
         "`python -m annotation.asr card OUT --out data_cards/sitar-asr-v1.md` renders this card.",
         "",
@@ -238,7 +251,9 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         "test text than a general-purpose recognizer's.",
         "- Dictionary words only: names and words outside the CMU dictionary are always errors.",
         '- Spoken-form references follow our normalizer (for example `£312.40` as "three '
-        'hundred twelve pounds forty"); espeak-ng may read a word differently.',
+        'hundred twelve pounds forty"); espeak-ng may read a word differently. Readers found a '
+        'few bad renderings: "£3.4 million" became "three pounds four million" and "24.6p" '
+        '"twenty-four.six p" (decimals inside amounts); they labelled such pairs as written.',
         "- One acoustic model (pocketsphinx US English); WERs are for this build's settings.",
     ]
     if summary["references_decoded"] < manifest["references"]:
