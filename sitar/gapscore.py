@@ -13,9 +13,15 @@ severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
   T0 gap, the next larger value SPEC §5 can give with the same base (count vectors are compared
   lexicographically, and adding one T0 is the immediate successor). The pair head's raw score
   ``f`` places the pair inside ``[S_lo, S_hi)``: ``S = S_lo + u · (S_hi − S_lo)`` with
-  ``u = clip((f − S_lo) / (S_hi − S_lo), 0, 1 − 2⁻²⁰)``. So two pairs whose predicted gaps give
-  different SPEC §5 scores are never reordered by the tie-breaker, and near-ties (the same predicted
-  counts) are still ordered by the pair head. ``u = 0`` (no pair head) gives SPEC §5 exactly.
+  ``x = (f − m) / h`` (``m`` the interval's midpoint, ``h`` its half-width) and
+  ``u = 1/2 + x / (2 (1 + |x|))``, capped at ``1 − 2⁻²⁰`` (tie-breaker version 2, :data:`TIE_BREAK_VERSION`).
+  ``u`` is strictly increasing in ``f`` over the whole real line and never leaves ``(0, 1)``, so
+  two pairs whose predicted gaps give different SPEC §5 scores are never reordered by the
+  tie-breaker, and pairs with the same predicted counts are ordered by the pair head even when it
+  lies outside the interval (version 1 clipped ``(f − S_lo) / (S_hi − S_lo)`` to ``[0, 1)``, which
+  tied every such pair at an end of the interval; on the validation splits version 2 was at least
+  as good: hand-labelled recognizer validation Spearman 0.642 -> 0.647, synthetic validation
+  0.904 either way). ``u = 0`` (no pair head) gives SPEC §5 exactly.
 
 Everything is a function of one pair's own outputs: nothing depends on other pairs.
 """
@@ -33,6 +39,7 @@ from sitar.targets import DEFAULT_RHO, score_from_tiers
 
 __all__ = [
     "TIE_BREAK_MAX",
+    "TIE_BREAK_VERSION",
     "GapPrediction",
     "aggregate",
     "expected_steps",
@@ -43,6 +50,8 @@ __all__ = [
 
 #: The tie-breaker fraction ``u`` stays below this, so ``S < S_hi`` strictly.
 TIE_BREAK_MAX = 1.0 - 2.0**-20
+#: Version of the tie-breaker rule (in every gap-head score signature as ``tb:``).
+TIE_BREAK_VERSION = 2
 
 
 def expected_steps(gap_logits: np.ndarray) -> np.ndarray:
@@ -101,8 +110,10 @@ def _bounds(gaps: Sequence[GapPrediction], rho: float) -> tuple[float, float]:
 def tie_fraction(
     gaps: Sequence[GapPrediction], *, pair_raw: float, rho: float = DEFAULT_RHO
 ) -> float:
-    """``u = clip((f − S_lo) / (S_hi − S_lo), 0, 1 − 2⁻²⁰)``: where the pair head's raw score
-    ``pair_raw`` lies inside the SPEC §5 interval of these gaps (0 without gaps)."""
+    """Where the pair head's raw score ``pair_raw`` places the pair inside the SPEC §5 interval
+    ``[S_lo, S_hi)`` of these gaps: ``u = 1/2 + x / (2 (1 + |x|))`` with ``x = (f − m) / h`` (``m``
+    the midpoint, ``h`` the half-width), capped below 1; strictly increasing in ``f`` (0 without
+    gaps). See the module docstring."""
     f = float(pair_raw)
     if not math.isfinite(f):
         raise InputError(f"the pair head's raw score must be finite, got {f!r}")
@@ -111,7 +122,8 @@ def tie_fraction(
     lo, hi = _bounds(gaps, rho)
     if not hi > lo:
         return 0.0
-    return min(max((f - lo) / (hi - lo), 0.0), TIE_BREAK_MAX)
+    x = (f - (lo + hi) / 2.0) / ((hi - lo) / 2.0)
+    return min(0.5 + 0.5 * x / (1.0 + abs(x)), TIE_BREAK_MAX)
 
 
 def aggregate(

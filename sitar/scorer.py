@@ -578,6 +578,10 @@ class Scorer:
                 from sitar.encoding import MARKING_VERSION
 
                 extra["mark"] = MARKING_VERSION
+            if self.head == "gaps":
+                from sitar.gapscore import TIE_BREAK_VERSION
+
+                extra["tb"] = TIE_BREAK_VERSION
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
                 analyzer=analyzer,

@@ -56,14 +56,33 @@ def test_aggregate_is_spec5_without_tie_breaker():
 def test_tie_breaker_stays_inside_the_interval():
     gaps = predict_gaps([3.0])  # T1 alone: [1, 1 + 1/6)
     lo, hi = score_from_tiers([1]), score_from_tiers([1, 0])
-    assert aggregate(gaps, pair_raw=-5.0)[0] == lo
+    assert lo < aggregate(gaps, pair_raw=-5.0)[0] < aggregate(gaps, pair_raw=-4.0)[0]
+    assert aggregate(gaps, pair_raw=(lo + hi) / 2)[0] == pytest.approx((lo + hi) / 2)
     assert lo < aggregate(gaps, pair_raw=1.05)[0] < hi
-    assert aggregate(gaps, pair_raw=50.0)[0] < hi
-    assert tie_fraction(gaps, pair_raw=50.0) == TIE_BREAK_MAX
+    assert aggregate(gaps, pair_raw=50.0)[0] < aggregate(gaps, pair_raw=60.0)[0] < hi
+    # x = (f - m) / h; u = 1/2 + x / (2 (1 + |x|)): at the interval's ends u = 1/4 and 3/4
+    assert tie_fraction(gaps, pair_raw=lo) == pytest.approx(0.25)
+    assert tie_fraction(gaps, pair_raw=hi) == pytest.approx(0.75)
+    assert tie_fraction(gaps, pair_raw=1e300) == TIE_BREAK_MAX
     with pytest.raises(InputError):
         aggregate(gaps, pair_raw=1.0, u=0.5)
     with pytest.raises(InputError):
         aggregate(gaps, u=1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    f=st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
+    d=st.floats(min_value=1e-6, max_value=1e3, allow_nan=False),
+)
+def test_tie_breaker_is_strictly_increasing_and_below_one(f, d):
+    """Pairs with the same predicted gaps are ordered by the pair head wherever it lies (no ties
+    at the interval's ends), and the fraction stays in (0, 1)."""
+    gaps = predict_gaps([6.0, 1.0])  # T2 + T0->T1
+    u1, u2 = tie_fraction(gaps, pair_raw=f), tie_fraction(gaps, pair_raw=f + d)
+    assert 0.0 < u1 <= u2 < 1.0
+    if abs(f) < 1e3:  # far out the fraction saturates in floating point, never reverses
+        assert u1 < u2
 
 
 positions = st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=7)

@@ -106,7 +106,8 @@ def test_gap_head_scores_are_spec5_of_the_predicted_positions(gap_checkpoint, ba
 def test_onnx_and_torch_agree(gap_checkpoint):
     _, ckpt = gap_checkpoint
     refs, hyps = zip(*PAIRS, strict=True)
-    a = Scorer.load(ckpt.folder).score(references=list(refs), hypotheses=list(hyps))
+    # fp32 graph against the torch weights (the int8 graph drifts by design)
+    a = Scorer.load(ckpt.folder, variant="fp32").score(references=list(refs), hypotheses=list(hyps))
     b = Scorer.load(ckpt.folder, backend="torch").score(
         references=list(refs), hypotheses=list(hyps)
     )
