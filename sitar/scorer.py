@@ -581,7 +581,7 @@ class Scorer:
             if self.head == "gaps":
                 from sitar.gapscore import TIE_BREAK_VERSION
 
-                extra["tb"] = TIE_BREAK_VERSION
+                extra["tb"] = str(TIE_BREAK_VERSION)
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
                 analyzer=analyzer,
