@@ -46,7 +46,7 @@ CHECKPOINT_SCHEMA = "sitar.checkpoint/1"
 CONFIG_FILE = "sitar_config.json"
 #: The shipped checkpoint that ``Scorer.load()`` and ``sitar score`` use when none is named. It lives
 #: in the repository's ``checkpoints/<name>/`` and is installed as ``sitar/checkpoints_data/<name>/``.
-DEFAULT_CHECKPOINT = "sitar-minilm-gap-v3"
+DEFAULT_CHECKPOINT = "sitar-minilm-gap-v4"
 #: ONNX file variants a checkpoint may ship.
 ONNX_VARIANTS = ("fp32", "int8")
 #: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it, and

@@ -5,7 +5,7 @@ graph, though: named initializers keep their module names (``model.backbone.…`
 linear layers' weights, which the exporter transposed and renamed (``onnx::MatMul_…``), are found
 by following each ``MatMul`` to the ``Add`` that adds its named bias. ::
 
-    python -m training.recover --checkpoint checkpoints/sitar-minilm-gap-v3 --out /data/v3-torch
+    python -m training.recover --checkpoint checkpoints/sitar-minilm-gap-v4 --out /data/v4-torch
     python -m training --config … --set init_from=/data/v3-torch
 
 The model is rebuilt from the checkpoint's config (backbone architecture from its ``backbone``

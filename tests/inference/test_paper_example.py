@@ -80,7 +80,7 @@ def _wrong_pairs() -> list[tuple[str, str, float, float]]:
 
 
 def test_shipped_checkpoint_orders_at_least_51_of_55_pairs():
-    """The measured result of sitar-minilm-gap-v3 (the previous default got 39/55): every pair
+    """The measured result of sitar-minilm-gap-v4 and of v3 before it (sitar-minilm-synth-v2 got 39/55): every pair
     whose T2 count differs is right; the misses all come from one gap, the T1 edit "Most of",
     which the gap head reads as T0."""
     wrong = _wrong_pairs()
@@ -90,7 +90,7 @@ def test_shipped_checkpoint_orders_at_least_51_of_55_pairs():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="target 55/55 not reached: sitar-minilm-gap-v3 reads the T1 edit 'Most of the "
+    reason="target 55/55 not reached: sitar-minilm-gap-v4 reads the T1 edit 'Most of the "
     "figures' as T0 (51/55); strict, so a model that reaches it makes this test fail until the "
     "marker is removed",
 )
