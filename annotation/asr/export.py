@@ -151,6 +151,7 @@ def export_sheets(
     elif sheet_dir.is_dir():
         for stale in sheet_dir.glob("asr-sheet-*"):
             stale.unlink()
+    # an append that finds no new reference writes no sheet and starts no batch
     batch = int(old["batches"]) + 1 if append else 1
     sheets: list[list[dict[str, Any]]] = [[]]
     sheet_gaps = [0]
@@ -219,7 +220,7 @@ def export_sheets(
         "gaps": total,
         "pairs": sum(f["pairs"] for f in files),
         "references": n_refs,
-        "batches": batch,
+        "batches": batch if any(sheets) or not append else int(old["batches"]),
         "gaps_per_system": dict(sorted(per_system.items())),
         "gaps_per_split": dict(sorted(per_split.items())),
         "sheets": files,

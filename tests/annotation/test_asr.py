@@ -451,6 +451,10 @@ def test_collect_split_and_sheets(tmp_path: Path) -> None:
     added = [json.loads(line) for f in (out / "sheets").glob("*.pairs.jsonl")
              if f.name not in pairs_before for line in f.read_text("utf-8").splitlines()]  # fmt: skip
     assert all(r["split"] == "test" for r in added)
+    # an append that finds nothing new writes no sheet and starts no batch
+    last = json.loads((out / "sheets" / "manifest.json").read_text("utf-8"))
+    again = export_sheets(out, target_gaps=1000, seed=1, gaps_per_sheet=4, append=True)
+    assert (again["batches"], again["sheets"]) == (last["batches"], last["sheets"])
 
 
 def test_split_follows_the_synthetic_generator(tmp_path: Path) -> None:
