@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -268,11 +271,21 @@ def test_two_node_cluster_with_ray_start(tmp_path):
     if not ray_bin.exists():
         pytest.skip("the `ray` command is not installed next to this Python")
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # A short session folder: Ray's Unix sockets live under it, and a socket path longer than
+    # 107 bytes (pytest's tmp_path is often that long) makes the nodes fail to start.
+    temp_dir = tempfile.mkdtemp(prefix="sitar-ray-", dir="/tmp")
+    # Ray >= 2.59 starts local clusters with token authentication; every node and every client
+    # must share the mode and the token, or the second node and the driver are refused.
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(16),
+    }
     common = ["--block", "--num-cpus", "1", "--disable-usage-stats"]
     head = subprocess.Popen(
         [str(ray_bin), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
-         "--include-dashboard", "false", "--temp-dir", str(tmp_path / "ray"), *common],
+         "--include-dashboard", "false", "--temp-dir", temp_dir, *common],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     worker = None
@@ -319,3 +332,4 @@ def test_two_node_cluster_with_ray_start(tmp_path):
                     p.wait(60)
                 except subprocess.TimeoutExpired:
                     p.kill()
+        shutil.rmtree(temp_dir, ignore_errors=True)
