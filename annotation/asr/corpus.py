@@ -103,34 +103,28 @@ def load_references(
     refs, _notes = build_references(
         items, GenerationConfig(fills_per_template=total_fills), common_words(items)
     )
+
+    def reference(rid: str, group: str, domain: str, text: str, short: bool) -> AsrReference:
+        return AsrReference(
+            id=rid,
+            group=group,
+            domain=domain,
+            original=text,
+            text=spoken_form(text, known),
+            fold=fold_of(group, folds=folds, seed=seed),
+            short=short,
+        )
+
     test: list[AsrReference] = []
     distractors: list[AsrReference] = []
     for r in refs:
         fill = int(r.id.rsplit(".f", 1)[1]) if ".f" in r.id and r.id.startswith("tpl-") else -1
-        a = AsrReference(
-            id=r.id,
-            group=r.group,
-            domain=r.domain,
-            original=r.text,
-            text=spoken_form(r.text, known),
-            fold=fold_of(r.group, folds=folds, seed=seed),
-        )
+        a = reference(r.id, r.group, r.domain, r.text, False)
         (distractors if fill >= fills_per_template else test).append(a)
     if short_commands:
         commands, command_hashes = load_short_commands(pool_root)
         hashes = {**hashes, **command_hashes}
-        for item in commands:
-            test.append(
-                AsrReference(
-                    id=item.id,
-                    group=item.id,
-                    domain=item.domain,
-                    original=item.text,
-                    text=spoken_form(item.text, known),
-                    fold=fold_of(item.id, folds=folds, seed=seed),
-                    short=True,
-                )
-            )
+        test += [reference(it.id, it.id, it.domain, it.text, True) for it in commands]
     return test, distractors, hashes
 
 
