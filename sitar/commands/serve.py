@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 
+from sitar.checkpoint import ONNX_VARIANTS
 from sitar.errors import MissingDependencyError
 
 __all__ = ["build_config", "register", "run"]
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     model = parser.add_argument_group("model (as in `sitar score`)")
     model.add_argument("--checkpoint", metavar="PATH_OR_HUB_ID", default=None)
     model.add_argument("--revision", default=None)
-    model.add_argument("--variant", choices=("int8", "fp32"), default=None)
+    model.add_argument("--variant", choices=ONNX_VARIANTS, default=None)
     model.add_argument("--analyzer", default=None)
     model.add_argument(
         "--threads",
