@@ -267,7 +267,8 @@ ROWWISE_QUANTIZATION: dict[str, Any] = {
     "smooth_alpha": 0.5,
     # MatMuls whose weight maps K inputs to N < K outputs stay fp32: on sitar-minilm-gap-v3 the
     # FFN output projections (1536 -> 384) carry most of the int8 drift (dev-set Spearman against
-    # fp32 0.985 with them quantized, 0.995 without), and the gap/pair heads are tiny.
+    # fp32 0.985 with them quantized, 0.989 to 0.995 without; training/README.md), and the gap and
+    # pair heads are tiny.
     "fp32_down_projections": True,
 }
 
