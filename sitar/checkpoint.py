@@ -47,8 +47,10 @@ CONFIG_FILE = "sitar_config.json"
 #: The shipped checkpoint that ``Scorer.load()`` and ``sitar score`` use when none is named. It lives
 #: in the repository's ``checkpoints/<name>/`` and is installed as ``sitar/checkpoints_data/<name>/``.
 DEFAULT_CHECKPOINT = "sitar-minilm-gap-v4"
-#: ONNX file variants a checkpoint may ship.
-ONNX_VARIANTS = ("fp32", "int8")
+#: ONNX file variants a checkpoint may ship: the fp32 graph, int8 (dynamic per-tensor int8 for
+#: pair-head models, static int8 for gap-aware ones) and int8row (row-wise dynamic int8 with fp32
+#: down projections: batch-invariant, see ``sitar.modeling.export.quantize_rowwise_int8``).
+ONNX_VARIANTS = ("fp32", "int8", "int8row")
 #: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it, and
 #: ``gap_index`` (SPEC §7b marker positions) only for a gap-aware graph.
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index")
@@ -113,7 +115,8 @@ def _check_relative(path: str, key: str, where: str) -> str:
 class OnnxConfig:
     """The ``onnx`` section: graph files per variant, the default variant, input/output names."""
 
-    #: Variant (``"fp32"``/``"int8"``) -> file name relative to the folder, or None if absent.
+    #: Variant (one of :data:`ONNX_VARIANTS`) -> file name relative to the folder, or None if
+    #: absent.
     files: Mapping[str, str | None] = field(
         default_factory=lambda: {"fp32": "model.onnx", "int8": "model.int8.onnx"}
     )

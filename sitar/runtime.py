@@ -61,8 +61,9 @@ class Prediction:
 class OnnxPredictor:
     """One ONNX Runtime session over a checkpoint's graph (CPU execution provider).
 
-    ``variant`` picks ``model.int8.onnx`` or ``model.onnx`` (default: the checkpoint's
-    ``onnx.default``); ``threads`` sets ``intra_op_num_threads`` (default: ONNX Runtime's choice).
+    ``variant`` picks ``model.onnx``, ``model.int8.onnx`` or ``model.int8row.onnx`` (default: the
+    checkpoint's ``onnx.default``); ``threads`` sets ``intra_op_num_threads`` (default: ONNX
+    Runtime's choice).
     Inputs longer than ``config.max_length`` raise :class:`InputError`; they are never truncated.
     """
 

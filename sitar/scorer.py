@@ -18,8 +18,8 @@ Two scoring heads exist (the signature names the one used, ``head:gaps`` or ``he
 Batch invariance: inputs are padded to a width that depends on the input alone (a multiple of 16
 tokens, :func:`sitar.encoding.padded_width`) and batches hold inputs of one width only, so a pair's
 score does not depend on its batch neighbours, the batch size or the input order (measured and
-tested for the fp32 graphs; dynamic int8 graphs compute activation scales per batch and are not
-batch-invariant, see the README).
+tested for the fp32, static int8 and row-wise int8 (``int8row``) graphs; dynamic int8 graphs compute
+activation scales per batch and are not batch-invariant, see the README).
 
 Three rules decide what reaches the model:
 
@@ -497,8 +497,9 @@ class Scorer:
         """Load a checkpoint: a local folder, a Hugging Face repo id (``revision`` optional;
         ``HF_HUB_OFFLINE`` respected) or ``None`` for the packaged default.
 
-        ``backend="onnx"`` (default) runs ONNX Runtime on CPU with ``variant`` ``"int8"`` or
-        ``"fp32"`` (default: the checkpoint's choice) and ``threads`` intra-op threads.
+        ``backend="onnx"`` (default) runs ONNX Runtime on CPU with ``variant`` ``"fp32"``,
+        ``"int8"`` or ``"int8row"`` (default: the checkpoint's choice) and ``threads`` intra-op
+        threads.
         ``backend="torch"`` runs ``sitar.modeling.TorchPredictor`` on ``device`` (default: GPU if
         available); it needs torch and the checkpoint's ``torch/`` folder (``threads`` then calls
         ``torch.set_num_threads``, which is process-wide). ``analyzer`` is the CGD analyzer used to

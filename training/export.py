@@ -20,7 +20,7 @@ from typing import Any
 
 from sitar.errors import InputError, SitarError
 
-__all__ = ["export_run", "main", "parity_pairs"]
+__all__ = ["add_variant", "export_run", "main", "parity_pairs"]
 
 
 def parity_pairs(
@@ -213,19 +213,79 @@ def _sha256(path: Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def add_variant(
+    checkpoint: str | Path, records: str | Path, *, variant: str, n: int, make_default: bool
+) -> dict[str, Any]:
+    """Build ``variant`` for an exported checkpoint from its fp32 graph (see
+    :func:`sitar.modeling.export.add_onnx_variant`), calibrated on ``n`` pairs of ``records``
+    (evenly spread over their token lengths, as the parity pairs of an export)."""
+    from sitar.checkpoint import CheckpointConfig
+    from sitar.encoding import load_tokenizer_file
+    from sitar.modeling.export import add_onnx_variant
+    from sitar.records import read_records
+
+    config = CheckpointConfig.load(checkpoint)
+    tokenizer = load_tokenizer_file(config.tokenizer_path)
+    refs, hyps = parity_pairs(
+        list(read_records(records)), tokenizer, max_length=config.max_length, n=n
+    )
+    return add_onnx_variant(
+        checkpoint,
+        references=refs,
+        hypotheses=hyps,
+        variant=variant,
+        make_default=make_default,
+    )
+
+
+def _add_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if not args.checkpoint or not args.records:
+        parser.error("--add-variant needs --checkpoint and --records")
+    try:
+        entry = add_variant(
+            args.checkpoint,
+            args.records,
+            variant=args.add_variant,
+            n=args.records_n,
+            make_default=args.make_default,
+        )
+    except SitarError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(entry, indent=2))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m training.export",
         description="Export a training run's best weights as a SITAR checkpoint folder "
         "(ONNX fp32 + int8, tokenizer.json, sitar_config.json, parity.json, torch/).",
     )
-    parser.add_argument("--run", required=True, help="training run directory (output_dir)")
-    parser.add_argument("--out", required=True, help="checkpoint folder to create")
+    parser.add_argument("--run", help="training run directory (output_dir)")
+    parser.add_argument("--out", help="checkpoint folder to create")
+    parser.add_argument(
+        "--add-variant",
+        choices=("int8row",),
+        help="instead of exporting a run: build this variant for the existing checkpoint "
+        "--checkpoint from its fp32 model.onnx (ONNX -> ONNX), calibrated on --records",
+    )
+    parser.add_argument("--checkpoint", help="with --add-variant: the checkpoint folder")
+    parser.add_argument("--records", help="with --add-variant: record file (JSONL) of real pairs")
+    parser.add_argument(
+        "--records-n", type=int, default=256, help="with --add-variant: pairs to use"
+    )
+    parser.add_argument(
+        "--make-default", action="store_true", help="with --add-variant: make it onnx.default"
+    )
     parser.add_argument("--name", help="checkpoint name (default: the run's config name)")
     parser.add_argument(
-        "--variants", default="fp32,int8", help="comma-separated ONNX variants: fp32,int8"
+        "--variants",
+        default="fp32,int8",
+        help="comma-separated ONNX variants: fp32,int8,int8row (int8row: row-wise dynamic int8, "
+        "batch-invariant)",
     )
-    parser.add_argument("--default-variant", default="int8", choices=("fp32", "int8"))
+    parser.add_argument("--default-variant", default="int8", choices=("fp32", "int8", "int8row"))
     parser.add_argument("--parity-split", help="record split for the parity pairs")
     parser.add_argument("--parity-n", type=int, default=64, help="number of parity pairs")
     parser.add_argument("--parity-atol", type=float, help="fp32 parity tolerance")
@@ -252,6 +312,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-torch", action="store_true", help="do not ship torch/ weights")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     args = parser.parse_args(argv)
+    if args.add_variant:
+        return _add_variant(args, parser)
+    if not args.run or not args.out:
+        parser.error("--run and --out are required (or --add-variant with --checkpoint)")
     try:
         config = export_run(
             args.run,

@@ -20,6 +20,8 @@ import argparse
 import sys
 from typing import Any
 
+from sitar.checkpoint import ONNX_VARIANTS
+
 __all__ = [
     "DeprecatedFlag",
     "add_model_arguments",
@@ -121,7 +123,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     model.add_argument(
         "--variant",
-        choices=("int8", "fp32"),
+        choices=ONNX_VARIANTS,
         default=None,
         help="ONNX graph to use (default: the checkpoint's default)",
     )

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from typing import TYPE_CHECKING
 
+from sitar.checkpoint import ONNX_VARIANTS
 from sitar.errors import MissingDependencyError
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     model = parser.add_argument_group("model (as in `sitar score`)")
     model.add_argument("--checkpoint", metavar="PATH_OR_HUB_ID", default=None)
     model.add_argument("--revision", default=None)
-    model.add_argument("--variant", choices=("int8", "fp32"), default=None)
+    model.add_argument("--variant", choices=ONNX_VARIANTS, default=None)
     model.add_argument("--analyzer", default=None)
     model.add_argument(
         "--threads",

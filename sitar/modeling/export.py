@@ -3,12 +3,15 @@
 The folder follows the checkpoint contract: ``sitar_config.json`` (written through
 :class:`sitar.checkpoint.CheckpointConfig`), ``tokenizer.json`` (the exact fast tokenizer used in
 training), ``model.onnx`` (fp32, TorchScript-based exporter, opset 17, dynamic batch and sequence
-axes), ``model.int8.onnx`` (dynamic int8 quantization, QInt8 per-channel weights), ``parity.json``
-and optionally ``torch/`` (backbone config + full state dict).
+axes), ``model.int8.onnx`` (dynamic int8 quantization, QInt8 per-channel weights; static for a
+gap-aware model), ``model.int8row.onnx`` (row-wise dynamic int8, batch-invariant; see
+:func:`quantize_rowwise_int8`), ``parity.json`` and optionally ``torch/`` (backbone config + full
+state dict).
 
 Parity is part of export: on real pairs, encoded once with ``tokenizer.json``, the torch model and
 the fp32 graph must agree within a tolerance (max abs diff of the raw score and the ordinal logits),
-and the int8 drift against fp32 (max/mean abs diff, Spearman) is measured and recorded. The folder is
+and the drift of each quantized graph against fp32 (max/mean abs diff, Spearman) is measured and
+recorded. The folder is
 built in a temporary sibling directory and moved into place only when fp32 parity holds; otherwise
 :class:`ParityError` is raised with the numbers and nothing is left behind.
 """
@@ -43,11 +46,15 @@ from sitar.targets import DEFAULT_RHO, MAX_SCORE
 
 __all__ = [
     "OPSET",
+    "ROWWISE_QUANTIZATION",
     "ParityError",
+    "add_onnx_variant",
     "export_checkpoint",
     "export_onnx",
     "parity_report",
     "quantize_int8",
+    "quantize_rowwise_int8",
+    "quantize_static_int8",
 ]
 
 #: ONNX opset of exported graphs.
@@ -55,6 +62,9 @@ OPSET = 17
 OUTPUT_NAMES = ("score", "ordinal_logits")
 FP32_FILE = "model.onnx"
 INT8_FILE = "model.int8.onnx"
+INT8ROW_FILE = "model.int8row.onnx"
+#: File of each ONNX variant in an exported folder.
+VARIANT_FILES = {"fp32": FP32_FILE, "int8": INT8_FILE, "int8row": INT8ROW_FILE}
 PARITY_FILE = "parity.json"
 TOKENIZER_FILE = "tokenizer.json"
 #: Default tolerance on max |torch - onnx fp32| for the raw score and the ordinal logits.
@@ -243,6 +253,206 @@ def quantize_static_int8(
     return excluded
 
 
+#: Settings of the row-wise dynamic int8 graph (variant ``int8row``), recorded in parity.json.
+ROWWISE_QUANTIZATION: dict[str, Any] = {
+    "method": "sitar row-wise dynamic int8 (com.microsoft.MatMulIntegerToFloat)",
+    # Each row (one token's vector) is quantized with its own scale max|x| / 127, computed inside
+    # the graph from that row alone: unlike per-tensor dynamic int8, a pair's outputs never depend
+    # on its batch neighbours (SPEC §7b batch invariance).
+    "activations": "uint8 per row, symmetric (zero point 128), scale computed in the graph",
+    "weights": "int8 per output channel, symmetric",
+    # SmoothQuant (Xiao et al. 2023): per input channel, s = max|x|^a / max|w|^(1-a) from the
+    # calibration batches; x / s is quantized and s is folded into the weights, so outlier
+    # channels of the LayerNorm outputs no longer eat the activation range.
+    "smooth_alpha": 0.5,
+    # MatMuls whose weight maps K inputs to N < K outputs stay fp32: on sitar-minilm-gap-v3 the
+    # FFN output projections (1536 -> 384) carry most of the int8 drift (dev-set Spearman against
+    # fp32 0.985 with them quantized, 0.989 to 0.995 without; training/README.md), and the gap and
+    # pair heads are tiny.
+    "fp32_down_projections": True,
+}
+
+_ROWQ = "sitar_rowq"  # name prefix of everything the row-wise rewrite adds
+
+
+def _activation_absmax(
+    src: Path, names: Sequence[str], feeds: Sequence[Mapping[str, np.ndarray]]
+) -> dict[str, np.ndarray]:
+    """Per-channel max |x| (last axis) of the named fp32 tensors over the calibration batches
+    (padded positions of (B, T, C) tensors left out)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(src))
+    for name in names:
+        model.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
+    ort = _ort()
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    wanted = [i.name for i in session.get_inputs()]
+    absmax: dict[str, np.ndarray] = {}
+    for feed in feeds:
+        values = session.run(list(names), {k: feed[k] for k in wanted})
+        mask = np.asarray(feed.get("attention_mask", np.zeros((0, 0)))).astype(bool)  # (B, T)
+        for name, v in zip(names, values, strict=True):
+            if v.ndim == 3 and v.shape[:2] == mask.shape:
+                rows = v[mask]  # (real tokens, C)
+            else:
+                rows = v.reshape(-1, v.shape[-1])
+            if rows.size:
+                m = np.abs(rows).max(axis=0)
+                absmax[name] = np.maximum(absmax[name], m) if name in absmax else m
+    return absmax
+
+
+def quantize_rowwise_int8(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    feeds: Sequence[Mapping[str, np.ndarray]],
+    *,
+    exclude: Sequence[str] = (),
+    smooth_alpha: float | None = ROWWISE_QUANTIZATION["smooth_alpha"],
+    fp32_down_projections: bool = ROWWISE_QUANTIZATION["fp32_down_projections"],
+) -> dict[str, Any]:
+    """Row-wise dynamic int8 (see :data:`ROWWISE_QUANTIZATION`): an ONNX -> ONNX rewrite.
+
+    Every MatMul ``x @ W`` with a constant 2-D weight (K, N) becomes::
+
+        xs = x / s                                  # SmoothQuant, s: (K,) from ``feeds``
+        scale = max(|xs|, axis=-1) / 127            # (..., 1): one scale per row
+        q = uint8(round(xs / scale) + 128)          # (..., K)
+        y = MatMulIntegerToFloat(q, Wq, scale, w_scale, 128)   # Wq = int8(diag(s) W / w_scale)
+
+    The quantized input is shared by all MatMuls that read the same tensor (Q, K, V). Bias Adds
+    stay separate nodes: ONNX Runtime's MatMulIntegerToFloat scales a fused bias by a per-row
+    ``a_scale`` (measured with onnxruntime 1.32). ``exclude`` holds substrings of node names that
+    stay fp32. ``feeds`` (model input batches) calibrate the smoothing only; nothing is fixed per
+    batch. Returns counts of quantized and fp32 MatMuls.
+    """
+    try:
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError as e:
+        raise MissingDependencyError("onnx", "int8 quantization", "torch") from e
+    src, dst = Path(src), Path(dst)
+    model = onnx.load(str(src))
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    targets = []
+    kept = 0
+    for node in graph.node:
+        if node.op_type != "MatMul" or node.input[1] not in inits:
+            continue
+        dims = list(inits[node.input[1]].dims)
+        if (
+            len(dims) != 2
+            or any(p in node.name for p in exclude)
+            or (fp32_down_projections and dims[1] < dims[0])
+        ):
+            kept += 1
+            continue
+        targets.append(node)
+    weights = {
+        n.input[1]: numpy_helper.to_array(inits[n.input[1]]).astype(np.float32) for n in targets
+    }
+    inputs = sorted({n.input[0] for n in targets})
+    smooth: dict[str, np.ndarray] = {}
+    if smooth_alpha is not None and targets:
+        if not feeds:
+            raise InputError("row-wise int8 with smoothing needs at least one calibration batch")
+        absmax = _activation_absmax(src, inputs, feeds)
+        for x in inputs:
+            # (K,) largest weight magnitude per input channel over every MatMul reading x
+            w_max = np.max(
+                [np.abs(weights[n.input[1]]).max(axis=1) for n in targets if n.input[0] == x],
+                axis=0,
+            )
+            a = np.maximum(absmax.get(x, np.ones_like(w_max)), 1e-5)
+            s = a**smooth_alpha / np.maximum(w_max, 1e-5) ** (1.0 - smooth_alpha)
+            smooth[x] = np.clip(s, 1e-5, 1e5).astype(np.float32)
+    consts: dict[str, np.ndarray] = {
+        "inv127": np.array(1.0 / 127.0, np.float32),
+        "c128": np.array(128.0, np.float32),
+        "zp128": np.array(128, np.uint8),
+        "eps": np.array(1e-12, np.float32),
+    }
+    added = [numpy_helper.from_array(v, f"{_ROWQ}/{k}") for k, v in consts.items()]
+    quantized: dict[str, tuple[str, str]] = {}  # input -> (q, scale)
+    replace: dict[int, list[Any]] = {}
+    for k, node in enumerate(targets):
+        x = node.input[0]
+        new_nodes = []
+        if x not in quantized:
+            b = f"{_ROWQ}/in{len(quantized)}"
+            xin = x
+            if x in smooth:
+                added.append(numpy_helper.from_array(1.0 / smooth[x], f"{b}/inv_smooth"))
+                new_nodes.append(
+                    helper.make_node("Mul", [x, f"{b}/inv_smooth"], [f"{b}/xs"], name=f"{b}/Smooth")
+                )
+                xin = f"{b}/xs"
+            new_nodes += [
+                helper.make_node("Abs", [xin], [f"{b}/abs"], name=f"{b}/Abs"),
+                helper.make_node(
+                    "ReduceMax",
+                    [f"{b}/abs"],
+                    [f"{b}/max"],
+                    name=f"{b}/ReduceMax",
+                    axes=[-1],
+                    keepdims=1,
+                ),
+                helper.make_node(
+                    "Max", [f"{b}/max", f"{_ROWQ}/eps"], [f"{b}/max_eps"], name=f"{b}/Max"
+                ),
+                helper.make_node(
+                    "Mul", [f"{b}/max_eps", f"{_ROWQ}/inv127"], [f"{b}/scale"], name=f"{b}/Scale"
+                ),
+                helper.make_node("Div", [xin, f"{b}/scale"], [f"{b}/scaled"], name=f"{b}/Div"),
+                helper.make_node("Round", [f"{b}/scaled"], [f"{b}/rounded"], name=f"{b}/Round"),
+                helper.make_node(
+                    "Add", [f"{b}/rounded", f"{_ROWQ}/c128"], [f"{b}/shifted"], name=f"{b}/Shift"
+                ),
+                helper.make_node(
+                    "Cast", [f"{b}/shifted"], [f"{b}/q"], name=f"{b}/Cast", to=TensorProto.UINT8
+                ),
+            ]
+            quantized[x] = (f"{b}/q", f"{b}/scale")
+        q, scale = quantized[x]
+        w = weights[node.input[1]]
+        if x in smooth:
+            w = w * smooth[x][:, None]
+        w_scale = (np.maximum(np.abs(w).max(axis=0), 1e-12) / 127.0).astype(np.float32)  # (N,)
+        w_q = np.clip(np.round(w / w_scale), -127, 127).astype(np.int8)  # (K, N)
+        wn = f"{_ROWQ}/w{k}"
+        added += [numpy_helper.from_array(w_q, wn), numpy_helper.from_array(w_scale, f"{wn}/scale")]
+        new_nodes.append(
+            helper.make_node(
+                "MatMulIntegerToFloat",
+                [q, wn, scale, f"{wn}/scale", f"{_ROWQ}/zp128"],
+                [node.output[0]],
+                name=f"{node.name}/rowq",
+                domain="com.microsoft",
+            )
+        )
+        replace[id(node)] = new_nodes
+    nodes = [new for node in graph.node for new in replace.get(id(node), [node])]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    used = {i for n in graph.node for i in n.input}
+    initializers = [i for i in graph.initializer if i.name in used] + [
+        i for i in added if i.name in used
+    ]
+    del graph.initializer[:]
+    graph.initializer.extend(initializers)
+    if targets and not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.save(model, str(dst))
+    return {"n_quantized": len(targets), "n_fp32": kept, "smoothed_inputs": len(smooth)}
+
+
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     """Spearman correlation with average ranks for ties (numpy only); nan when undefined."""
 
@@ -352,12 +562,16 @@ def parity_report(
     batch_size: int = 16,
     threads: int | None = None,
     atol: float = DEFAULT_PARITY_ATOL,
+    variant_paths: Mapping[str, str | os.PathLike[str]] | None = None,
 ) -> dict[str, Any]:
-    """Compare torch, ONNX fp32 and (optionally) int8 on the same encodings of real pairs.
+    """Compare torch, ONNX fp32 and (optionally) quantized graphs on the same encodings of real
+    pairs.
 
     Returns a JSON-ready dict: ``n_pairs``, token length range, ``fp32`` (max abs diff of score and
-    logits, tolerance, ``passed``) and ``int8`` (max/mean abs diff of the raw score against fp32,
-    Spearman against fp32, max abs diff of logits) when an int8 graph is given.
+    logits, tolerance, ``passed``) and, for ``int8_path`` and each graph of ``variant_paths``
+    (variant -> path), an entry under the variant's name (max/mean abs diff of the raw score
+    against fp32, Spearman against fp32, max abs diff of logits; of gap logits for a gap-aware
+    model).
     """
     items = encode_for_model(model, encoder, references, hypotheses)
     if not items:
@@ -390,11 +604,14 @@ def parity_report(
         },
         "torch_score_range": [float(t_score.min()), float(t_score.max())],
     }
+    quantized = dict(variant_paths or {})
     if int8_path is not None:
-        int8_out = _run_onnx(Path(int8_path), batches, threads)
-        q_score, q_logits = _concat(int8_out, "score"), _concat(int8_out, "ordinal_logits")
+        quantized["int8"] = int8_path
+    for variant, path in quantized.items():
+        q_out = _run_onnx(Path(path), batches, threads)
+        q_score, q_logits = _concat(q_out, "score"), _concat(q_out, "ordinal_logits")
         diff = np.abs(q_score - f_score)
-        report["int8"] = {
+        report[variant] = {
             "max_abs_diff_score": float(diff.max()),
             "mean_abs_diff_score": float(diff.mean()),
             "max_abs_diff_normalized": float(
@@ -406,6 +623,9 @@ def parity_report(
             "spearman_vs_fp32": _spearman(q_score, f_score),
             "max_abs_diff_ordinal_logits": float(np.max(np.abs(q_logits - f_logits))),
         }
+        if model.head_config.gap_head:
+            q_gaps, f_gaps = _gap_rows(q_out, counts), _gap_rows(fp32_out, counts)
+            report[variant]["max_abs_diff_gap_logits"] = float(np.max(np.abs(q_gaps - f_gaps)))
     return report
 
 
@@ -437,15 +657,18 @@ def export_checkpoint(
 
     ``tokenizer`` is the ``tokenizers.Tokenizer`` the model was trained with (saved as
     ``tokenizer.json``); ``references``/``hypotheses`` are real pairs for the parity report (each
-    must fit ``max_length``). ``variants`` picks the ONNX files to keep (the fp32 graph is always
-    built for the parity check). ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
+    must fit ``max_length``). ``variants`` picks the ONNX files to keep from ``fp32``, ``int8`` and
+    ``int8row`` (:func:`quantize_rowwise_int8`, smoothing calibrated on ``calibration_pairs``); the
+    fp32 graph is always built for the parity check. ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
     :func:`quantize_int8`). A gap-aware model's int8 graph is quantized statically
     (:func:`quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
     behind.
     """
     variants = tuple(variants)
-    if not variants or any(v not in ("fp32", "int8") for v in variants):
-        raise InputError(f"variants must be a non-empty subset of ('fp32', 'int8'), got {variants}")
+    if not variants or any(v not in VARIANT_FILES for v in variants):
+        raise InputError(
+            f"variants must be a non-empty subset of {tuple(VARIANT_FILES)}, got {variants}"
+        )
     if default_variant is not None and default_variant not in variants:
         default_variant = variants[-1] if "int8" not in variants else "int8"
     out_dir = Path(out_dir)
@@ -472,12 +695,17 @@ def export_checkpoint(
         excluded: list[str] = []
         # Gap-aware graphs get static int8 (batch-invariant); pair graphs keep dynamic int8.
         static = model.head_config.gap_head
-        if "int8" in variants and static:
+        feeds: list[dict[str, np.ndarray]] = []
+        if ("int8" in variants and static) or "int8row" in variants:
             calib = encode_for_model(model, encoder, calibration[0], calibration[1])
             feeds = [
                 encoder.collate(calib[i : i + 16], model.input_names)
                 for i in range(0, len(calib), 16)
             ]
+        rowwise: dict[str, Any] = {}
+        if "int8row" in variants:
+            rowwise = quantize_rowwise_int8(tmp / FP32_FILE, tmp / INT8ROW_FILE, feeds)
+        if "int8" in variants and static:
             excluded = quantize_static_int8(
                 tmp / FP32_FILE, tmp / INT8_FILE, feeds, exclude=int8_exclude
             )
@@ -492,6 +720,7 @@ def export_checkpoint(
             int8_path=tmp / INT8_FILE if "int8" in variants else None,
             threads=threads,
             atol=parity_atol,
+            variant_paths={"int8row": tmp / INT8ROW_FILE} if "int8row" in variants else None,
         )
         report.update(
             {
@@ -507,6 +736,8 @@ def export_checkpoint(
                 "exclude_patterns": list(int8_exclude),
                 "n_nodes_excluded": len(excluded),
             }
+        if "int8row" in variants:
+            report["int8row"]["quantization"] = {**ROWWISE_QUANTIZATION, **rowwise}
         if not report["fp32"]["passed"]:
             raise ParityError(
                 f"ONNX fp32 export does not match torch: max abs diff score "
@@ -528,6 +759,8 @@ def export_checkpoint(
                 files={
                     "fp32": FP32_FILE if "fp32" in variants else None,
                     "int8": INT8_FILE if "int8" in variants else None,
+                    # Only when built, so that older readers still load the folder.
+                    **({"int8row": INT8ROW_FILE} if "int8row" in variants else {}),
                 },
                 default=default_variant,
                 inputs=tuple(model.input_names),
@@ -570,3 +803,83 @@ def read_parity(folder: str | os.PathLike[str]) -> dict[str, Any]:
     if not path.is_file():
         raise CheckpointError(f"{folder}: {PARITY_FILE} is missing (not written by export?)")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def add_onnx_variant(
+    folder: str | os.PathLike[str],
+    *,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    variant: str = "int8row",
+    make_default: bool = False,
+    batch_size: int = 16,
+) -> dict[str, Any]:
+    """Build a quantized graph for an exported checkpoint from its fp32 ``model.onnx`` (ONNX ->
+    ONNX, no torch weights needed), record it in ``sitar_config.json`` (and as ``onnx.default``
+    with ``make_default``), add its drift against the fp32 graph to ``parity.json`` and rewrite
+    the integrity digests. ``references``/``hypotheses`` are real pairs: they calibrate the
+    quantization and measure the drift. Only ``int8row`` is supported. Returns the drift entry.
+    """
+    from dataclasses import replace
+
+    from sitar.cgd import segment
+    from sitar.encoding import checkpoint_encoder
+    from sitar.integrity import write_integrity
+
+    if variant != "int8row":
+        raise InputError(f"add_onnx_variant builds 'int8row' only, got {variant!r}")
+    config = CheckpointConfig.load(folder)
+    if config.folder is None:  # pragma: no cover - load() always sets it
+        raise CheckpointError(f"{folder}: not a loaded checkpoint")
+    fp32 = config.onnx_path("fp32")
+    encoder = checkpoint_encoder(config)
+    names = list(config.onnx.inputs)
+    if "gap_index" in names:
+        items = []
+        for r, h in zip(references, hypotheses, strict=True):
+            gaps = segment(r, h).gaps
+            if gaps:
+                items.append((r, h, [(g.ref_span, g.hyp_span) for g in gaps]))
+        encoded = encoder.encode_marked(items)
+    else:
+        encoded = encoder.encode(references, hypotheses)
+    encoded = [e for e in encoded if len(e) <= config.max_length]
+    if not encoded:
+        raise InputError("add_onnx_variant needs at least one pair that fits (with a gap)")
+    chunks = [encoded[i : i + batch_size] for i in range(0, len(encoded), batch_size)]
+    feeds = [encoder.collate(chunk, names) for chunk in chunks]
+    counts = [[e.n_gaps for e in chunk] for chunk in chunks]
+    target = config.folder / VARIANT_FILES[variant]
+    counts_q = quantize_rowwise_int8(fp32, target, feeds)
+    f_out = _run_onnx(fp32, feeds, None)
+    q_out = _run_onnx(target, feeds, None)
+    f_score, q_score = _concat(f_out, "score"), _concat(q_out, "score")
+    diff = np.abs(q_score - f_score)
+    entry: dict[str, Any] = {
+        "reference": "fp32 ONNX graph (built ONNX -> ONNX, no torch)",
+        "n_pairs": len(encoded),
+        "max_abs_diff_score": float(diff.max()),
+        "mean_abs_diff_score": float(diff.mean()),
+        "spearman_vs_fp32": _spearman(q_score, f_score),
+        "max_abs_diff_ordinal_logits": float(
+            np.max(np.abs(_concat(q_out, "ordinal_logits") - _concat(f_out, "ordinal_logits")))
+        ),
+        "quantization": {**ROWWISE_QUANTIZATION, **counts_q},
+    }
+    if "gap_index" in names:
+        entry["max_abs_diff_gap_logits"] = float(
+            np.max(np.abs(_gap_rows(q_out, counts) - _gap_rows(f_out, counts)))
+        )
+    parity_path = config.folder / PARITY_FILE
+    parity = json.loads(parity_path.read_text(encoding="utf-8")) if parity_path.is_file() else {}
+    parity[variant] = entry
+    parity_path.write_text(json.dumps(parity, indent=2) + "\n", encoding="utf-8")
+    onnx_config = replace(
+        config.onnx,
+        files={**dict(config.onnx.files), variant: VARIANT_FILES[variant]},
+        default=variant if make_default else config.onnx.default,
+    )
+    replace(config, onnx=onnx_config).save(config.folder)
+    write_integrity(config.folder)
+    CheckpointConfig.load(config.folder)  # the folder verifies with the new graph
+    return entry

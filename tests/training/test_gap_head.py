@@ -60,7 +60,9 @@ def gap_checkpoint(tmp_path_factory, tiny_backbone, records_file):
         ],
     )
     result = train(config)
-    ckpt = export_run(result.run_dir, out / "ckpt", parity_n=8, variants=("fp32", "int8"))
+    ckpt = export_run(
+        result.run_dir, out / "ckpt", parity_n=8, variants=("fp32", "int8", "int8row")
+    )
     return result, ckpt
 
 
@@ -81,6 +83,8 @@ def test_run_logs_gap_metrics_and_export_records_the_head(gap_checkpoint):
     parity = json.loads((ckpt.folder / "parity.json").read_text())
     assert parity["fp32"]["passed"] and parity["fp32"]["max_abs_diff_gap_logits"] < 1e-4
     assert parity["int8"]["quantization"]["method"].endswith("quantize_static")
+    assert parity["int8row"]["quantization"]["n_quantized"] > 0
+    assert np.isfinite(parity["int8row"]["max_abs_diff_gap_logits"])
 
 
 @pytest.mark.parametrize("backend", ["onnx", "torch"])
@@ -114,9 +118,10 @@ def test_onnx_and_torch_agree(gap_checkpoint):
     assert np.max(np.abs(np.subtract(a.raw, b.raw))) < 1e-4
 
 
-@pytest.mark.parametrize("variant", ["fp32", "int8"])
+@pytest.mark.parametrize("variant", ["fp32", "int8", "int8row"])
 def test_scores_do_not_depend_on_the_batch(gap_checkpoint, variant):
-    """fp32, and the statically quantized int8 graph (fixed activation scales)."""
+    """fp32, the statically quantized int8 graph (fixed activation scales) and the row-wise int8
+    graph (one activation scale per token row, computed from that row alone)."""
     _, ckpt = gap_checkpoint
     scorer = Scorer.load(ckpt.folder, variant=variant)
     rng = random.Random(5)
