@@ -214,3 +214,29 @@ def test_decompose_matches_v2_on_asr_pairs(pair):
     u = [t.norm for t in tokenize(pair[0])]
     v = [t.norm for t in tokenize(pair[1])]
     assert _atoms(cgd.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40), st.data())
+def test_predicates_within_windows_match_full_predicates(seed, n, data):
+    """The windowed pass (from each window's last reset point) against the full v1 pass."""
+    rng = random.Random(seed)
+    text = _text(rng, WORDS, n)
+    tokens = tokenize(text)
+    bounds = st.integers(0, len(tokens))
+    windows = data.draw(st.lists(st.tuples(bounds, bounds), max_size=4))
+    full = OLD.predicates(text, tokens)
+    expected = frozenset(k for k in full if any(a <= k < b for a, b in windows))
+    assert NEW._predicates_within(text, tokens, windows) == expected
+
+
+def test_predicates_within_declines_for_subclasses():
+    class Stricter(LexiconAnalyzer):
+        def predicates(self, text, tokens):
+            return frozenset()
+
+    text = "please send it"
+    assert Stricter()._predicates_within(text, tokenize(text), [(0, 3)]) is None
+    assert sitar.segment("send it and check it", "sent it check", analyzer=Stricter()) == (
+        _old_segment("send it and check it", "sent it check", Stricter())
+    )
