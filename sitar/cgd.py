@@ -38,8 +38,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, repeat
-from operator import attrgetter
+from itertools import accumulate, chain, count, groupby, pairwise, repeat
+from operator import attrgetter, sub
 from typing import NamedTuple
 
 import numpy as np
@@ -88,29 +88,63 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
     ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides)."""
     nu, nv = len(u), len(v)
     if nu >= 2 and nv >= 2:
-        starts: dict[tuple[int, int], list[int]] = {}
-        for q in range(nv - 1):
-            starts.setdefault((v[q], v[q + 1]), []).append(q)
-        cands = []
-        for p in range(nu - 1):
-            qs = starts.get((u[p], u[p + 1]))
-            if qs is None:
-                continue
-            for q in qs:
-                if p and q and u[p - 1] == v[q - 1]:
-                    continue  # not left-maximal: (p, q) continues the block at (p-1, q-1)
-                ell = 2
-                while p + ell < nu and q + ell < nv and u[p + ell] == v[q + ell]:
-                    ell += 1
-                cands.append((p, q, ell))
-        if cands:
-            return cands
+        v_bigrams = list(pairwise(v))
+        where = dict(zip(v_bigrams, count()))
+        if len(where) == nv - 1:
+            # Every bigram of v occurs once, so each p starts a common bigram with at most one
+            # q = where[u[p], u[p+1]]. A block (p, q, l) is then a run of l - 1 consecutive p
+            # whose bigram cells lie on one diagonal q - p: group p by that diagonal (groupby
+            # runs in C; the loop below sees one item per block or per unmatched p).
+            diagonals = map(sub, map(where.get, pairwise(u), repeat(_NO_Q)), count())
+            cands = []
+            p = 0
+            for diagonal, run in groupby(diagonals):
+                cells = len(list(run))
+                if diagonal > _NO_DIAGONAL:
+                    cands.append((p, p + diagonal, cells + 1))
+                p += cells
+            if cands:
+                return cands
+        else:
+            cands = _bigram_blocks(u, v, v_bigrams)
+            if cands:
+                return cands
     # No common bigram: every single match is a block of length 1, and left-maximal (otherwise
     # it would extend a common bigram).
-    where: dict[int, list[int]] = {}
+    where_one: dict[int, list[int]] = {}
     for q, t in enumerate(v):
-        where.setdefault(t, []).append(q)
-    return [(p, q, 1) for p, t in enumerate(u) for q in where.get(t, ())]
+        where_one.setdefault(t, []).append(q)
+    return [(p, q, 1) for p, t in enumerate(u) for q in where_one.get(t, ())]
+
+
+#: Stand-in for "no q" in :func:`_candidates_small`: its diagonals ``_NO_Q - p`` lie far below
+#: every real diagonal ``q - p >= -p``.
+_NO_Q = -(1 << 62)
+_NO_DIAGONAL = _NO_Q // 2
+
+
+def _bigram_blocks(
+    u: list[int], v: list[int], v_bigrams: list[tuple[int, int]]
+) -> list[tuple[int, int, int]]:
+    """The candidates of :func:`_candidates_small` with ``l >= 2``, for a ``v`` whose bigrams
+    repeat: every left-maximal cell that starts a common bigram, extended to its full run."""
+    nu, nv = len(u), len(v)
+    starts: dict[tuple[int, int], list[int]] = {}
+    for q, bigram in enumerate(v_bigrams):
+        starts.setdefault(bigram, []).append(q)
+    cands = []
+    for p, bigram in enumerate(pairwise(u)):
+        qs = starts.get(bigram)
+        if qs is None:
+            continue
+        for q in qs:
+            if p and q and u[p - 1] == v[q - 1]:
+                continue  # not left-maximal: (p, q) continues the block at (p-1, q-1)
+            ell = 2
+            while p + ell < nu and q + ell < nv and u[p + ell] == v[q + ell]:
+                ell += 1
+            cands.append((p, q, ell))
+    return cands
 
 
 #: Transient memory bound for candidate enumeration in large regions: rows are processed in
@@ -322,7 +356,8 @@ def _retained_blocks(
     The test is settled by the cheapest of these exact arguments, in order:
 
     1. *Chain certificate.* Aligning the gaps between chain blocks optimally gives a path through
-       every block of cost ``C >= D``; if ``C == D`` that path is optimal and every block passes.
+       every block of cost ``C >= D``; if ``C == D`` that path is optimal and every block passes
+       (``C == |nu - nv|``, a lower bound on ``D``, shows it without computing ``D``).
     2. *Band.* A pair ``(p, q)`` on an optimal path has ``E+ >= |q - p|`` and
        ``E- >= |(nv - q) - (nu - p)|``; a block whose diagonal breaks that bound fails.
     3. *One optimal alignment* ``P`` (rapidfuzz opcodes), whose cells have exact ``E+`` (and
@@ -340,6 +375,10 @@ def _retained_blocks(
     for p, q, ell in [*chain, (nu, nv, 0)]:
         gap_cost += _levenshtein(u[prev_p:p], v[prev_q:q])
         prev_p, prev_q = p + ell, q + ell
+    # D <= gap_cost (the chain's path is an alignment) and D >= |nu - nv|: at equality with the
+    # bound the chain's path is optimal without computing D.
+    if gap_cost == abs(nu - nv):
+        return chain
     total = Levenshtein.distance(u, v, score_cutoff=gap_cost)
     if total == gap_cost:
         return chain
@@ -403,6 +442,12 @@ def _optimal_path(u: list[int], v: list[int]) -> tuple[list[int], list[int], lis
 def _levenshtein(a: list[int], b: list[int]) -> int:
     if not a or not b:
         return len(a) + len(b)
+    # One token against a sequence: all but at most one of the sequence's tokens are inserted
+    # (or deleted), and the one token is matched if it occurs there, else substituted.
+    if len(a) == 1:
+        return len(b) - (a[0] in b)
+    if len(b) == 1:
+        return len(a) - (b[0] in a)
     return Levenshtein.distance(a, b)
 
 
@@ -448,10 +493,9 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
 
 
 def _encode(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
-    ids: dict[str, int] = {}
-    u = [ids.setdefault(w, len(ids)) for w in ref]
-    v = [ids.setdefault(w, len(ids)) for w in hyp]
-    return u, v
+    """Both sequences as integer ids, numbered by first occurrence in ``ref`` then ``hyp``."""
+    ids = dict(zip(dict.fromkeys(chain(ref, hyp)), count()))
+    return list(map(ids.__getitem__, ref)), list(map(ids.__getitem__, hyp))
 
 
 def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
@@ -598,11 +642,12 @@ def _linked_runs(link: list[bool]) -> list[tuple[int, int]]:
 def _predicate_counts(
     analyzer: Analyzer, side: _Side, windows: list[Interval], tokenized_here: bool
 ) -> list[int]:
-    """Prefix sums of predicate flags over one side's tokens (``counts[b] - counts[a]`` is the
-    number of predicates in ``[a, b)``), exact inside ``windows``.
+    """Prefix sums of predicate flags over one side's tokens: ``counts[b] - counts[a]`` is the
+    number of predicates in ``[a, b)`` as far as SPEC §3 asks, that is, whether it exceeds one,
+    for every ``[a, b)`` inside one of ``windows``.
 
     An analyzer with a ``_predicates_within(text, tokens, windows)`` method (the lexicon
-    analyzer) may decide only the tokens inside the windows, when the tokens are known to be
+    analyzer) may decide only what that question needs, when the tokens are known to be
     ``tokenize(text)`` (``tokenized_here``); it returns None to decline. Every other analyzer
     decides the whole side, as SPEC §3 words it.
     """

@@ -139,9 +139,9 @@ def _tokenize(text: str) -> tuple[tuple[Token, ...], list[str]]:
     """:func:`tokenize` and the tokens' normalized forms as a list (what CGD matches on).
 
     Every per-token step runs as a ``map`` over C-level callables (match accessors, ``str``
-    methods, the slot setters of :class:`Token`), so no Python bytecode runs per token (except to
-    drop apostrophes): building the tokens was most of the cost of tokenization, and tokenization
-    a large part of :func:`sitar.segment` on short pairs.
+    methods, the slot setters of :class:`Token`), so no Python bytecode runs per token: building
+    the tokens was most of the cost of tokenization, and tokenization a large part of
+    :func:`sitar.segment` on short pairs.
     """
     if not isinstance(text, str):
         raise InputError(f"tokenize() expects a str, got {type(text).__name__}")
@@ -149,9 +149,10 @@ def _tokenize(text: str) -> tuple[tuple[Token, ...], list[str]]:
         matches = list(_ASCII_TOKEN.finditer(text))
         pieces = list(map(_match_group, matches))
         # ASCII casefolds as lower(); the only ASCII apostrophe is "'".
-        norms = list(map(str.lower, pieces))
         if "'" in text:
-            norms = [norm.replace("'", "") for norm in norms]
+            norms = list(map(str.replace, map(str.lower, pieces), repeat("'"), repeat("")))
+        else:
+            norms = list(map(str.lower, pieces))
     else:
         # Class letters are one per character, so match spans are spans in `text`.
         matches = list(_CLASS_TOKEN.finditer(text.translate(_CLASSES)))

@@ -216,18 +216,41 @@ def test_decompose_matches_v2_on_asr_pairs(pair):
     assert _atoms(cgd.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
 
 
+def _check_within(text: str, windows: list[tuple[int, int]]) -> None:
+    """``_predicates_within``'s contract against the full v1 pass: only predicates, only inside
+    the windows, and every interval inside a window has more than one of them exactly when it
+    has more than one predicate."""
+    tokens = tokenize(text)
+    full = OLD.predicates(text, tokens)
+    got = NEW._predicates_within(text, tokens, windows)
+    assert got is not None and got <= full, (text, windows)
+    assert all(any(a <= k < b for a, b in windows) for k in got)
+    for a, b in windows:
+        for lo in range(a, b):
+            for hi in range(lo + 1, b + 1):
+                many = sum(1 for k in full if lo <= k < hi) > 1
+                assert (sum(1 for k in got if lo <= k < hi) > 1) == many, (text, (lo, hi))
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 40), st.data())
+@example(0, 0, None)
 def test_predicates_within_windows_match_full_predicates(seed, n, data):
-    """The windowed pass (from each window's last reset point) against the full v1 pass."""
+    """The windowed passes (from each window's last reset point, over verb-capable tokens)."""
     rng = random.Random(seed)
     text = _text(rng, WORDS, n)
-    tokens = tokenize(text)
-    bounds = st.integers(0, len(tokens))
-    windows = data.draw(st.lists(st.tuples(bounds, bounds), max_size=4))
-    full = OLD.predicates(text, tokens)
-    expected = frozenset(k for k in full if any(a <= k < b for a, b in windows))
-    assert NEW._predicates_within(text, tokens, windows) == expected
+    if data is None:
+        text = "They. Kind of send, I think it works and so we want to book it"
+    n_tokens = len(tokenize(text))
+    bounds = st.integers(0, n_tokens)
+    windows = (
+        [(0, n_tokens), (2, 5)]
+        if data is None
+        else data.draw(st.lists(st.tuples(bounds, bounds), max_size=4))
+    )
+    # Windows as consolidation makes them: disjoint, in order (possibly empty).
+    cuts = sorted(x for w in windows for x in w)
+    _check_within(text, list(zip(cuts[::2], cuts[1::2], strict=True)))
 
 
 def test_predicates_within_declines_for_subclasses():
@@ -240,3 +263,23 @@ def test_predicates_within_declines_for_subclasses():
     assert sitar.segment("send it and check it", "sent it check", analyzer=Stricter()) == (
         _old_segment("send it and check it", "sent it check", Stricter())
     )
+
+
+# Vocabularies from 2 to 40 ids: small ones repeat bigrams (the dictionary path), large ones
+# rarely do (the one-bigram-per-position path).
+id_seqs = st.integers(2, 40).flatmap(
+    lambda k: st.tuples(
+        st.lists(st.integers(0, k - 1), max_size=30), st.lists(st.integers(0, k - 1), max_size=30)
+    )
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(id_seqs)
+@example(([1, 2, 3, 9, 1, 2, 3], [1, 2, 3, 1, 2, 3]))
+@example(([5, 6], [5, 6]))
+@example(([7, 8, 7, 8], [8, 7, 8, 7]))
+def test_small_region_candidates_match_v2(pair):
+    u, v = pair
+    assert cgd._candidates_small(u, v) == cgd_v2._candidates_small(u, v)
+    assert _atoms(cgd.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
