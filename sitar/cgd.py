@@ -38,7 +38,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, count, groupby, pairwise, repeat
+from itertools import chain, count, groupby, pairwise, repeat
 from operator import attrgetter, sub
 from typing import NamedTuple
 
@@ -466,11 +466,18 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
         return [(0, 0, len(u))]
     nu, nv = len(u), len(v)
     if nu * nv <= _SMALL_REGION_CELLS:
+        if set(u).isdisjoint(v):
+            return []  # no common token, no candidate (most regions between anchors)
         cands = _candidates_small(u, v)
         if not cands:
             return []
-        ps, qs, ls = (list(c) for c in zip(*cands, strict=True))
-        return _retained_blocks(u, v, _best_chain(ps, qs, ls, nu, nv))
+        for (p0, q0, l0), (p1, q1, _) in pairwise(cands):
+            if p1 < p0 + l0 or q1 < q0 + l0:
+                ps, qs, ls = (list(c) for c in zip(*cands, strict=True))
+                return _retained_blocks(u, v, _best_chain(ps, qs, ls, nu, nv))
+        # The candidates form one increasing, non-overlapping chain: it is the unique chain of
+        # greatest total (every other chain is a proper subset of it), so the DP returns it.
+        return _retained_blocks(u, v, cands)
     pa, qa, la = _candidates_large(u, v)
     if not len(pa):
         return []
@@ -595,25 +602,24 @@ def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
 
 
 def _links(
-    atoms: Sequence[AtomicGap], ref: _Side, hyp: _Side, max_bridge_tokens: int | None
+    refs: list[Interval], hyps: list[Interval], ref: _Side, hyp: _Side, max_bridge: int | None
 ) -> list[bool]:
-    """``link[k]``: whether atoms ``k`` and ``k+1`` may sit in one group as far as their pair is
-    concerned (conditions 1 and 2 of SPEC §3 and the optional bridge limit)."""
+    """``link[k]``: whether atoms ``k`` and ``k+1`` (token intervals ``refs``, ``hyps``) may sit
+    in one group as far as their pair is concerned (conditions 1 and 2 of SPEC §3 and the
+    optional bridge limit)."""
     fragment = [
         r1 - r0 <= FRAGMENT_MAX_TOKENS and h1 - h0 <= FRAGMENT_MAX_TOKENS
-        for (r0, r1), (h0, h1) in zip(map(_ATOM_REF, atoms), map(_ATOM_HYP, atoms), strict=True)
+        for (r0, r1), (h0, h1) in zip(refs, hyps, strict=True)
     ]
     link = []
-    for k in range(len(atoms) - 1):
+    for k in range(len(refs) - 1):
         ok = fragment[k] or fragment[k + 1]
         if ok:
-            r_start, r_end = atoms[k].ref[1], atoms[k + 1].ref[0]
-            if max_bridge_tokens is not None:
-                ok = r_end - r_start <= max_bridge_tokens
+            r_start, r_end = refs[k][1], refs[k + 1][0]
             ok = (
-                ok
+                (max_bridge is None or r_end - r_start <= max_bridge)
                 and not _bridge_has_boundary(ref, r_start, r_end)
-                and not _bridge_has_boundary(hyp, atoms[k].hyp[1], atoms[k + 1].hyp[0])
+                and not _bridge_has_boundary(hyp, hyps[k][1], hyps[k + 1][0])
             )
         link.append(ok)
     return link
@@ -639,52 +645,54 @@ def _linked_runs(link: list[bool]) -> list[tuple[int, int]]:
     return runs
 
 
-def _predicate_counts(
+def _predicates(
     analyzer: Analyzer, side: _Side, windows: list[Interval], tokenized_here: bool
 ) -> list[int]:
-    """Prefix sums of predicate flags over one side's tokens: ``counts[b] - counts[a]`` is the
-    number of predicates in ``[a, b)`` as far as SPEC §3 asks, that is, whether it exceeds one,
-    for every ``[a, b)`` inside one of ``windows``.
+    """Sorted predicate indices of one side, as far as SPEC §3 asks: for every ``[a, b)`` inside
+    one of ``windows``, whether more than one of them lies in ``[a, b)``.
 
     An analyzer with a ``_predicates_within(text, tokens, windows)`` method (the lexicon
     analyzer) may decide only what that question needs, when the tokens are known to be
     ``tokenize(text)`` (``tokenized_here``); it returns None to decline. Every other analyzer
     decides the whole side, as SPEC §3 words it.
     """
-    n = len(side.tokens)
     within = getattr(analyzer, "_predicates_within", None) if tokenized_here else None
     predicates = None
     if within is not None:
         predicates = within(side.text, side.tokens, windows)
     if predicates is None:
         predicates = analyzer.predicates(side.text, side.tokens)
+        n = len(side.tokens)
         for k in predicates:
             if not 0 <= k < n:
                 raise InputError(f"analyzer {analyzer.id!r} returned token index {k} out of range")
-    flags = [0] * n
-    for k in predicates:
-        flags[k] = 1
-    return list(accumulate(flags, initial=0))
+    return sorted(set(predicates))
 
 
 def _admissible_ends(
-    atoms: Sequence[AtomicGap], link: list[bool], ref_cum: list[int], hyp_cum: list[int]
+    refs: list[Interval],
+    hyps: list[Interval],
+    link: list[bool],
+    ref_preds: list[int],
+    hyp_preds: list[int],
 ) -> list[int]:
-    """``J_i`` for each ``i``: admissible endpoints from ``i`` are exactly ``{i, ..., J_i}``.
+    """``J_i`` for each atom ``i``: admissible endpoints from ``i`` are exactly ``{i, ..., J_i}``.
 
-    ``ref_cum``/``hyp_cum``: prefix sums of predicate flags, giving the predicate count of any
-    envelope in O(1)."""
-    m = len(atoms)
+    ``ref_preds``/``hyp_preds``: sorted predicate indices (an envelope's predicate count is a
+    difference of two bisections)."""
+    m = len(refs)
     # J_i never decreases with i (a group's tail is admissible whenever the group is: it has fewer
     # bridges and a smaller envelope), so one pointer sweeps all atoms: O(m) overall.
     ends = []
     j = 0
     for i in range(m):
         j = max(j, i)
-        r0, h0 = atoms[i].ref[0], atoms[i].hyp[0]
+        r0, h0 = refs[i][0], hyps[i][0]
         while j + 1 < m and link[j]:
-            r1, h1 = atoms[j + 1].ref[1], atoms[j + 1].hyp[1]
-            if ref_cum[r1] - ref_cum[r0] > 1 or hyp_cum[h1] - hyp_cum[h0] > 1:
+            r1, h1 = refs[j + 1][1], hyps[j + 1][1]
+            if (ref_preds and bisect_left(ref_preds, r1) - bisect_left(ref_preds, r0) > 1) or (
+                hyp_preds and bisect_left(hyp_preds, h1) - bisect_left(hyp_preds, h0) > 1
+            ):
                 break
             j += 1
         ends.append(j)
@@ -720,20 +728,22 @@ def _consolidate(
     tokenized_here: bool,
 ) -> list[tuple[int, int]]:
     """:func:`consolidate_atoms`; ``tokenized_here``: the tokens are ``tokenize(text)`` of each
-    side, made by :func:`segment` itself (see :func:`_predicate_counts`)."""
+    side, made by :func:`segment` itself (see :func:`_predicates`)."""
     m = len(atoms)
-    link = _links(atoms, ref, hyp, max_bridge_tokens)
+    refs = list(map(_ATOM_REF, atoms))
+    hyps = list(map(_ATOM_HYP, atoms))
+    link = _links(refs, hyps, ref, hyp, max_bridge_tokens)
     if not any(link):
         # Only singleton groups are admissible, whatever the predicates: skip the analyzer.
         return [(i, i) for i in range(m)]
     runs = _linked_runs(link)
-    ref_cum = _predicate_counts(
-        analyzer, ref, [(atoms[i].ref[0], atoms[j].ref[1]) for i, j in runs], tokenized_here
+    ref_preds = _predicates(
+        analyzer, ref, [(refs[i][0], refs[j][1]) for i, j in runs], tokenized_here
     )
-    hyp_cum = _predicate_counts(
-        analyzer, hyp, [(atoms[i].hyp[0], atoms[j].hyp[1]) for i, j in runs], tokenized_here
+    hyp_preds = _predicates(
+        analyzer, hyp, [(hyps[i][0], hyps[j][1]) for i, j in runs], tokenized_here
     )
-    ends = _admissible_ends(atoms, link, ref_cum, hyp_cum)
+    ends = _admissible_ends(refs, hyps, link, ref_preds, hyp_preds)
     # SPEC §3 DP: d[i] = min over j in [i, J_i] of 1 + d[j+1], ties to the largest j. d never
     # increases with i (dropping a group's first atom leaves an admissible group or one group
     # fewer), so j = J_i always attains the minimum and wins the tie: the DP decodes to taking
