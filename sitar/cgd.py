@@ -36,8 +36,11 @@ Everything here is deterministic: same inputs, same package and analyzer version
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain, count, groupby, pairwise, repeat
+from operator import attrgetter, sub
+from typing import NamedTuple
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -46,7 +49,7 @@ from sitar.analyzers import Analyzer, get_analyzer
 from sitar.boundaries import BOUNDARY_PUNCTUATION, BOUNDARY_WORDS, BOUNDARY_WORDS_VERSION
 from sitar.errors import InputError
 from sitar.gaps import Gap, Interval, Segmentation
-from sitar.text import Token, is_token_char, tokenize
+from sitar.text import Token, _alloc, _consume, _tokenize, is_token_char, slot_setter
 
 __all__ = [
     "BOUNDARY_PUNCTUATION",
@@ -85,29 +88,63 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
     ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides)."""
     nu, nv = len(u), len(v)
     if nu >= 2 and nv >= 2:
-        starts: dict[tuple[int, int], list[int]] = {}
-        for q in range(nv - 1):
-            starts.setdefault((v[q], v[q + 1]), []).append(q)
-        cands = []
-        for p in range(nu - 1):
-            qs = starts.get((u[p], u[p + 1]))
-            if qs is None:
-                continue
-            for q in qs:
-                if p and q and u[p - 1] == v[q - 1]:
-                    continue  # not left-maximal: (p, q) continues the block at (p-1, q-1)
-                ell = 2
-                while p + ell < nu and q + ell < nv and u[p + ell] == v[q + ell]:
-                    ell += 1
-                cands.append((p, q, ell))
-        if cands:
-            return cands
+        v_bigrams = list(pairwise(v))
+        where = dict(zip(v_bigrams, count()))
+        if len(where) == nv - 1:
+            # Every bigram of v occurs once, so each p starts a common bigram with at most one
+            # q = where[u[p], u[p+1]]. A block (p, q, l) is then a run of l - 1 consecutive p
+            # whose bigram cells lie on one diagonal q - p: group p by that diagonal (groupby
+            # runs in C; the loop below sees one item per block or per unmatched p).
+            diagonals = map(sub, map(where.get, pairwise(u), repeat(_NO_Q)), count())
+            cands = []
+            p = 0
+            for diagonal, run in groupby(diagonals):
+                cells = len(list(run))
+                if diagonal > _NO_DIAGONAL:
+                    cands.append((p, p + diagonal, cells + 1))
+                p += cells
+            if cands:
+                return cands
+        else:
+            cands = _bigram_blocks(u, v, v_bigrams)
+            if cands:
+                return cands
     # No common bigram: every single match is a block of length 1, and left-maximal (otherwise
     # it would extend a common bigram).
-    where: dict[int, list[int]] = {}
+    where_one: dict[int, list[int]] = {}
     for q, t in enumerate(v):
-        where.setdefault(t, []).append(q)
-    return [(p, q, 1) for p, t in enumerate(u) for q in where.get(t, ())]
+        where_one.setdefault(t, []).append(q)
+    return [(p, q, 1) for p, t in enumerate(u) for q in where_one.get(t, ())]
+
+
+#: Stand-in for "no q" in :func:`_candidates_small`: its diagonals ``_NO_Q - p`` lie far below
+#: every real diagonal ``q - p >= -p``.
+_NO_Q = -(1 << 62)
+_NO_DIAGONAL = _NO_Q // 2
+
+
+def _bigram_blocks(
+    u: list[int], v: list[int], v_bigrams: list[tuple[int, int]]
+) -> list[tuple[int, int, int]]:
+    """The candidates of :func:`_candidates_small` with ``l >= 2``, for a ``v`` whose bigrams
+    repeat: every left-maximal cell that starts a common bigram, extended to its full run."""
+    nu, nv = len(u), len(v)
+    starts: dict[tuple[int, int], list[int]] = {}
+    for q, bigram in enumerate(v_bigrams):
+        starts.setdefault(bigram, []).append(q)
+    cands = []
+    for p, bigram in enumerate(pairwise(u)):
+        qs = starts.get(bigram)
+        if qs is None:
+            continue
+        for q in qs:
+            if p and q and u[p - 1] == v[q - 1]:
+                continue  # not left-maximal: (p, q) continues the block at (p-1, q-1)
+            ell = 2
+            while p + ell < nu and q + ell < nv and u[p + ell] == v[q + ell]:
+                ell += 1
+            cands.append((p, q, ell))
+    return cands
 
 
 #: Transient memory bound for candidate enumeration in large regions: rows are processed in
@@ -319,7 +356,8 @@ def _retained_blocks(
     The test is settled by the cheapest of these exact arguments, in order:
 
     1. *Chain certificate.* Aligning the gaps between chain blocks optimally gives a path through
-       every block of cost ``C >= D``; if ``C == D`` that path is optimal and every block passes.
+       every block of cost ``C >= D``; if ``C == D`` that path is optimal and every block passes
+       (``C == |nu - nv|``, a lower bound on ``D``, shows it without computing ``D``).
     2. *Band.* A pair ``(p, q)`` on an optimal path has ``E+ >= |q - p|`` and
        ``E- >= |(nv - q) - (nu - p)|``; a block whose diagonal breaks that bound fails.
     3. *One optimal alignment* ``P`` (rapidfuzz opcodes), whose cells have exact ``E+`` (and
@@ -337,6 +375,10 @@ def _retained_blocks(
     for p, q, ell in [*chain, (nu, nv, 0)]:
         gap_cost += _levenshtein(u[prev_p:p], v[prev_q:q])
         prev_p, prev_q = p + ell, q + ell
+    # D <= gap_cost (the chain's path is an alignment) and D >= |nu - nv|: at equality with the
+    # bound the chain's path is optimal without computing D.
+    if gap_cost == abs(nu - nv):
+        return chain
     total = Levenshtein.distance(u, v, score_cutoff=gap_cost)
     if total == gap_cost:
         return chain
@@ -400,6 +442,12 @@ def _optimal_path(u: list[int], v: list[int]) -> tuple[list[int], list[int], lis
 def _levenshtein(a: list[int], b: list[int]) -> int:
     if not a or not b:
         return len(a) + len(b)
+    # One token against a sequence: all but at most one of the sequence's tokens are inserted
+    # (or deleted), and the one token is matched if it occurs there, else substituted.
+    if len(a) == 1:
+        return len(b) - (a[0] in b)
+    if len(b) == 1:
+        return len(a) - (b[0] in a)
     return Levenshtein.distance(a, b)
 
 
@@ -418,11 +466,18 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
         return [(0, 0, len(u))]
     nu, nv = len(u), len(v)
     if nu * nv <= _SMALL_REGION_CELLS:
+        if set(u).isdisjoint(v):
+            return []  # no common token, no candidate (most regions between anchors)
         cands = _candidates_small(u, v)
         if not cands:
             return []
-        ps, qs, ls = (list(c) for c in zip(*cands, strict=True))
-        return _retained_blocks(u, v, _best_chain(ps, qs, ls, nu, nv))
+        for (p0, q0, l0), (p1, q1, _) in pairwise(cands):
+            if p1 < p0 + l0 or q1 < q0 + l0:
+                ps, qs, ls = (list(c) for c in zip(*cands, strict=True))
+                return _retained_blocks(u, v, _best_chain(ps, qs, ls, nu, nv))
+        # The candidates form one increasing, non-overlapping chain: it is the unique chain of
+        # greatest total (every other chain is a proper subset of it), so the DP returns it.
+        return _retained_blocks(u, v, cands)
     pa, qa, la = _candidates_large(u, v)
     if not len(pa):
         return []
@@ -445,10 +500,9 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
 
 
 def _encode(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
-    ids: dict[str, int] = {}
-    u = [ids.setdefault(w, len(ids)) for w in ref]
-    v = [ids.setdefault(w, len(ids)) for w in hyp]
-    return u, v
+    """Both sequences as integer ids, numbered by first occurrence in ``ref`` then ``hyp``."""
+    ids = dict(zip(dict.fromkeys(chain(ref, hyp)), count()))
+    return list(map(ids.__getitem__, ref)), list(map(ids.__getitem__, hyp))
 
 
 def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
@@ -458,16 +512,24 @@ def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
     [AtomicGap(ref=(1, 2), hyp=(1, 1))]
     """
     u_all, v_all = _encode(ref, hyp)
-    gaps: list[AtomicGap] = []
+    refs: list[Interval] = []
+    hyps: list[Interval] = []
     # Explicit stack instead of recursion (long inputs); sub-regions are pushed right to left so
     # that terminal regions pop out left to right.
     stack = [(0, len(u_all), 0, len(v_all))]
     while stack:
         rs, re, hs, he = stack.pop()
+        # Most regions between anchors are tiny; settle the trivial ones without a call. A region
+        # with an empty side has no candidates; a 1 x 1 region is one block or none.
+        if rs == re or hs == he or (re - rs == 1 and he - hs == 1 and u_all[rs] != v_all[hs]):
+            if re > rs or he > hs:
+                refs.append((rs, re))
+                hyps.append((hs, he))
+            continue
         blocks = _region_anchors(u_all[rs:re], v_all[hs:he])
         if not blocks:
-            if re > rs or he > hs:
-                gaps.append(AtomicGap((rs, re), (hs, he)))
+            refs.append((rs, re))
+            hyps.append((hs, he))
             continue
         subregions = []
         prev_p = prev_q = 0
@@ -476,7 +538,20 @@ def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
             prev_p, prev_q = p + ell, q + ell
         subregions.append((rs + prev_p, re, hs + prev_q, he))
         stack.extend(r for r in reversed(subregions) if r[0] < r[1] or r[2] < r[3])
+    return _atomic_gaps(refs, hyps)
+
+
+def _atomic_gaps(refs: list[Interval], hyps: list[Interval]) -> list[AtomicGap]:
+    """``[AtomicGap(r, h) for r, h in zip(refs, hyps)]``, built without running the dataclass
+    ``__init__`` per gap (see :func:`sitar.text._tokenize`): the same objects."""
+    gaps = list(map(_alloc, repeat(AtomicGap, len(refs))))
+    _consume(map(_SET_ATOM_REF, gaps, refs))
+    _consume(map(_SET_ATOM_HYP, gaps, hyps))
     return gaps
+
+
+_SET_ATOM_REF = slot_setter(AtomicGap, "ref")
+_SET_ATOM_HYP = slot_setter(AtomicGap, "hyp")
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,14 +564,6 @@ def _is_fragment(gap: AtomicGap) -> bool:
         gap.ref[1] - gap.ref[0] <= FRAGMENT_MAX_TOKENS
         and gap.hyp[1] - gap.hyp[0] <= FRAGMENT_MAX_TOKENS
     )
-
-
-def _bridge_text(text: str, tokens: Sequence[Token], start: int, end: int) -> str:
-    """Original text of the bridge ``[start, end)`` on one side: from the end of token ``start - 1``
-    (or 0) to the start of token ``end`` (or the end of the string)."""
-    lo = tokens[start - 1].end if start > 0 else 0
-    hi = tokens[end].start if end < len(tokens) else len(text)
-    return text[lo:hi]
 
 
 def _has_boundary_punctuation(text: str) -> bool:
@@ -514,62 +581,118 @@ def _has_boundary_punctuation(text: str) -> bool:
     return False
 
 
-def _bridge_has_boundary(
-    side_texts: tuple[str, str],
-    side_tokens: tuple[Sequence[Token], Sequence[Token]],
-    bridges: tuple[Interval, Interval],
-) -> bool:
-    for text, tokens, (start, end) in zip(side_texts, side_tokens, bridges, strict=True):
-        if _has_boundary_punctuation(_bridge_text(text, tokens, start, end)):
-            return True
-        if any(tokens[k].norm in BOUNDARY_WORDS for k in range(start, end)):
-            return True
-    return False
+class _Side(NamedTuple):
+    """One side of the pair as consolidation reads it."""
+
+    text: str
+    tokens: Sequence[Token]
+    norms: Sequence[str]
+
+
+def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
+    """Whether the bridge ``[start, end)`` of one side holds an informational boundary (SPEC §3):
+    punctuation or a dash in its original text -- from the end of token ``start - 1`` (or 0) to
+    the start of token ``end`` (or the end of the string) -- or a boundary word."""
+    tokens = side.tokens
+    lo = tokens[start - 1].end if start > 0 else 0
+    hi = tokens[end].start if end < len(tokens) else len(side.text)
+    return _has_boundary_punctuation(side.text[lo:hi]) or not BOUNDARY_WORDS.isdisjoint(
+        side.norms[start:end]
+    )
 
 
 def _links(
-    atoms: Sequence[AtomicGap],
-    reference: str,
-    hypothesis: str,
-    ref_tokens: Sequence[Token],
-    hyp_tokens: Sequence[Token],
-    max_bridge_tokens: int | None,
+    refs: list[Interval], hyps: list[Interval], ref: _Side, hyp: _Side, max_bridge: int | None
 ) -> list[bool]:
-    """``link[k]``: whether atoms ``k`` and ``k+1`` may sit in one group as far as their pair is
-    concerned (conditions 1 and 2 of SPEC §3 and the optional bridge limit)."""
+    """``link[k]``: whether atoms ``k`` and ``k+1`` (token intervals ``refs``, ``hyps``) may sit
+    in one group as far as their pair is concerned (conditions 1 and 2 of SPEC §3 and the
+    optional bridge limit)."""
+    fragment = [
+        r1 - r0 <= FRAGMENT_MAX_TOKENS and h1 - h0 <= FRAGMENT_MAX_TOKENS
+        for (r0, r1), (h0, h1) in zip(refs, hyps, strict=True)
+    ]
     link = []
-    for k in range(len(atoms) - 1):
-        a, b = atoms[k], atoms[k + 1]
-        bridges = ((a.ref[1], b.ref[0]), (a.hyp[1], b.hyp[0]))
-        ok = _is_fragment(a) or _is_fragment(b)
-        if ok and max_bridge_tokens is not None:
-            ok = bridges[0][1] - bridges[0][0] <= max_bridge_tokens
+    for k in range(len(refs) - 1):
+        ok = fragment[k] or fragment[k + 1]
         if ok:
-            ok = not _bridge_has_boundary(
-                (reference, hypothesis), (ref_tokens, hyp_tokens), bridges
+            r_start, r_end = refs[k][1], refs[k + 1][0]
+            ok = (
+                (max_bridge is None or r_end - r_start <= max_bridge)
+                and not _bridge_has_boundary(ref, r_start, r_end)
+                and not _bridge_has_boundary(hyp, hyps[k][1], hyps[k + 1][0])
             )
         link.append(ok)
     return link
 
 
-def _admissible_ends(
-    atoms: Sequence[AtomicGap], link: list[bool], ref_pred: np.ndarray, hyp_pred: np.ndarray
+_ATOM_REF, _ATOM_HYP = attrgetter("ref"), attrgetter("hyp")
+
+
+def _linked_runs(link: list[bool]) -> list[tuple[int, int]]:
+    """Maximal runs of atoms ``first .. last`` (``first < last``) joined by links: the only atoms
+    that can share a group, and so the only places where predicates are ever counted."""
+    runs = []
+    k, m = 0, len(link) + 1
+    while k < m - 1:
+        if not link[k]:
+            k += 1
+            continue
+        j = k + 1
+        while j < m - 1 and link[j]:
+            j += 1
+        runs.append((k, j))
+        k = j
+    return runs
+
+
+def _predicates(
+    analyzer: Analyzer, side: _Side, windows: list[Interval], tokenized_here: bool
 ) -> list[int]:
-    """``J_i`` for each ``i``: admissible endpoints from ``i`` are exactly ``{i, ..., J_i}``."""
-    m = len(atoms)
-    # Prefix sums of predicate flags give the predicate count of any envelope in O(1).
-    ref_cum = np.concatenate(([0], np.cumsum(ref_pred))).tolist()
-    hyp_cum = np.concatenate(([0], np.cumsum(hyp_pred))).tolist()
+    """Sorted predicate indices of one side, as far as SPEC §3 asks: for every ``[a, b)`` inside
+    one of ``windows``, whether more than one of them lies in ``[a, b)``.
+
+    An analyzer with a ``_predicates_within(text, tokens, windows)`` method (the lexicon
+    analyzer) may decide only what that question needs, when the tokens are known to be
+    ``tokenize(text)`` (``tokenized_here``); it returns None to decline. Every other analyzer
+    decides the whole side, as SPEC §3 words it.
+    """
+    within = getattr(analyzer, "_predicates_within", None) if tokenized_here else None
+    predicates = None
+    if within is not None:
+        predicates = within(side.text, side.tokens, windows)
+    if predicates is None:
+        predicates = analyzer.predicates(side.text, side.tokens)
+        n = len(side.tokens)
+        for k in predicates:
+            if not 0 <= k < n:
+                raise InputError(f"analyzer {analyzer.id!r} returned token index {k} out of range")
+    return sorted(set(predicates))
+
+
+def _admissible_ends(
+    refs: list[Interval],
+    hyps: list[Interval],
+    link: list[bool],
+    ref_preds: list[int],
+    hyp_preds: list[int],
+) -> list[int]:
+    """``J_i`` for each atom ``i``: admissible endpoints from ``i`` are exactly ``{i, ..., J_i}``.
+
+    ``ref_preds``/``hyp_preds``: sorted predicate indices (an envelope's predicate count is a
+    difference of two bisections)."""
+    m = len(refs)
     # J_i never decreases with i (a group's tail is admissible whenever the group is: it has fewer
     # bridges and a smaller envelope), so one pointer sweeps all atoms: O(m) overall.
     ends = []
     j = 0
     for i in range(m):
         j = max(j, i)
-        r0, h0 = atoms[i].ref[0], atoms[i].hyp[0]
+        r0, h0 = refs[i][0], hyps[i][0]
         while j + 1 < m and link[j]:
-            r1, h1 = atoms[j + 1].ref[1], atoms[j + 1].hyp[1]
-            if ref_cum[r1] - ref_cum[r0] > 1 or hyp_cum[h1] - hyp_cum[h0] > 1:
+            r1, h1 = refs[j + 1][1], hyps[j + 1][1]
+            if (ref_preds and bisect_left(ref_preds, r1) - bisect_left(ref_preds, r0) > 1) or (
+                hyp_preds and bisect_left(hyp_preds, h1) - bisect_left(hyp_preds, h0) > 1
+            ):
                 break
             j += 1
         ends.append(j)
@@ -590,22 +713,37 @@ def consolidate_atoms(
 
     Returns the groups as inclusive ``(first, last)`` atom indices, left to right.
     """
+    ref = _Side(reference, ref_tokens, [t.norm for t in ref_tokens])
+    hyp = _Side(hypothesis, hyp_tokens, [t.norm for t in hyp_tokens])
+    return _consolidate(atoms, ref, hyp, analyzer, max_bridge_tokens, tokenized_here=False)
+
+
+def _consolidate(
+    atoms: Sequence[AtomicGap],
+    ref: _Side,
+    hyp: _Side,
+    analyzer: Analyzer,
+    max_bridge_tokens: int | None,
+    *,
+    tokenized_here: bool,
+) -> list[tuple[int, int]]:
+    """:func:`consolidate_atoms`; ``tokenized_here``: the tokens are ``tokenize(text)`` of each
+    side, made by :func:`segment` itself (see :func:`_predicates`)."""
     m = len(atoms)
-    link = _links(atoms, reference, hypothesis, ref_tokens, hyp_tokens, max_bridge_tokens)
+    refs = list(map(_ATOM_REF, atoms))
+    hyps = list(map(_ATOM_HYP, atoms))
+    link = _links(refs, hyps, ref, hyp, max_bridge_tokens)
     if not any(link):
         # Only singleton groups are admissible, whatever the predicates: skip the analyzer.
         return [(i, i) for i in range(m)]
-    ref_pred = np.zeros(len(ref_tokens), dtype=np.int64)
-    hyp_pred = np.zeros(len(hyp_tokens), dtype=np.int64)
-    for flags, text, tokens in (
-        (ref_pred, reference, ref_tokens),
-        (hyp_pred, hypothesis, hyp_tokens),
-    ):
-        for k in analyzer.predicates(text, tokens):
-            if not 0 <= k < len(tokens):
-                raise InputError(f"analyzer {analyzer.id!r} returned token index {k} out of range")
-            flags[k] = 1
-    ends = _admissible_ends(atoms, link, ref_pred, hyp_pred)
+    runs = _linked_runs(link)
+    ref_preds = _predicates(
+        analyzer, ref, [(refs[i][0], refs[j][1]) for i, j in runs], tokenized_here
+    )
+    hyp_preds = _predicates(
+        analyzer, hyp, [(hyps[i][0], hyps[j][1]) for i, j in runs], tokenized_here
+    )
+    ends = _admissible_ends(refs, hyps, link, ref_preds, hyp_preds)
     # SPEC §3 DP: d[i] = min over j in [i, J_i] of 1 + d[j+1], ties to the largest j. d never
     # increases with i (dropping a group's first atom leaves an admissible group or one group
     # fewer), so j = J_i always attains the minimum and wins the tie: the DP decodes to taking
@@ -663,18 +801,17 @@ def segment(
             f"max_bridge_tokens must be a non-negative int or None, got {max_bridge_tokens!r}"
         )
     resolved = get_analyzer(analyzer)
-    ref_tokens = tokenize(reference)
-    hyp_tokens = tokenize(hypothesis)
-    atoms = decompose([t.norm for t in ref_tokens], [t.norm for t in hyp_tokens])
+    ref_tokens, ref_norms = _tokenize(reference)
+    hyp_tokens, hyp_norms = _tokenize(hypothesis)
+    atoms = decompose(ref_norms, hyp_norms)
     if consolidate:
-        groups = consolidate_atoms(
+        groups = _consolidate(
             atoms,
-            reference=reference,
-            hypothesis=hypothesis,
-            ref_tokens=ref_tokens,
-            hyp_tokens=hyp_tokens,
-            analyzer=resolved,
-            max_bridge_tokens=max_bridge_tokens,
+            _Side(reference, ref_tokens, ref_norms),
+            _Side(hypothesis, hyp_tokens, hyp_norms),
+            resolved,
+            max_bridge_tokens,
+            tokenized_here=True,
         )
     else:
         groups = [(i, i) for i in range(len(atoms))]
@@ -685,15 +822,15 @@ def segment(
         ref_span = _char_span(ref_tokens, ref_iv)
         hyp_span = _char_span(hyp_tokens, hyp_iv)
         gaps.append(
-            Gap(
-                index=index,
-                ref_tokens=ref_iv,
-                hyp_tokens=hyp_iv,
-                ref_span=ref_span,
-                hyp_span=hyp_span,
-                ref_text=reference[ref_span[0] : ref_span[1]],
-                hyp_text=hypothesis[hyp_span[0] : hyp_span[1]],
-                n_atomic=last - first + 1,
+            _new_gap(
+                index,
+                ref_iv,
+                hyp_iv,
+                ref_span,
+                hyp_span,
+                reference[ref_span[0] : ref_span[1]],
+                hypothesis[hyp_span[0] : hyp_span[1]],
+                last - first + 1,
             )
         )
     return Segmentation(
@@ -706,3 +843,38 @@ def segment(
         analyzer=resolved.id,
         max_bridge_tokens=max_bridge_tokens,
     )
+
+
+def _gap_factory() -> Callable[[int, Interval, Interval, Interval, Interval, str, str, int], Gap]:
+    """A positional :class:`Gap` constructor that fills the slots directly (the frozen
+    dataclass ``__init__`` sets each of its nine fields through ``object.__setattr__``)."""
+    set_index, set_ref_tokens = slot_setter(Gap, "index"), slot_setter(Gap, "ref_tokens")
+    set_hyp_tokens, set_ref_span = slot_setter(Gap, "hyp_tokens"), slot_setter(Gap, "ref_span")
+    set_hyp_span, set_ref_text = slot_setter(Gap, "hyp_span"), slot_setter(Gap, "ref_text")
+    set_hyp_text, set_n_atomic = slot_setter(Gap, "hyp_text"), slot_setter(Gap, "n_atomic")
+
+    def new(
+        index: int,
+        ref_tokens: Interval,
+        hyp_tokens: Interval,
+        ref_span: Interval,
+        hyp_span: Interval,
+        ref_text: str,
+        hyp_text: str,
+        n_atomic: int,
+    ) -> Gap:
+        gap = _alloc(Gap)
+        set_index(gap, index)
+        set_ref_tokens(gap, ref_tokens)
+        set_hyp_tokens(gap, hyp_tokens)
+        set_ref_span(gap, ref_span)
+        set_hyp_span(gap, hyp_span)
+        set_ref_text(gap, ref_text)
+        set_hyp_text(gap, hyp_text)
+        set_n_atomic(gap, n_atomic)
+        return gap
+
+    return new
+
+
+_new_gap = _gap_factory()

@@ -19,7 +19,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import repeat
+from typing import Any, TypeVar
 
 from sitar.errors import InputError
 
@@ -38,6 +42,7 @@ TOKENIZER_VERSION = "1"
 
 APOSTROPHES = frozenset({"'", "\u2019"})
 _NUMERIC_JOINERS = frozenset({".", ","})
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,40 +132,70 @@ def tokenize(text: str) -> tuple[Token, ...]:
     >>> [t.norm for t in tokenize("Haven't seen twenty-five, 3,000 or 3.5!")]
     ['havent', 'seen', 'twenty', 'five', '3,000', 'or', '3.5']
     """
+    return _tokenize(text)[0]
+
+
+def _tokenize(text: str) -> tuple[tuple[Token, ...], list[str]]:
+    """:func:`tokenize` and the tokens' normalized forms as a list (what CGD matches on).
+
+    Every per-token step runs as a ``map`` over C-level callables (match accessors, ``str``
+    methods, the slot setters of :class:`Token`), so no Python bytecode runs per token: building
+    the tokens was most of the cost of tokenization, and tokenization a large part of
+    :func:`sitar.segment` on short pairs.
+    """
     if not isinstance(text, str):
         raise InputError(f"tokenize() expects a str, got {type(text).__name__}")
-    new = _new_token
     if text.isascii():
+        matches = list(_ASCII_TOKEN.finditer(text))
+        pieces = list(map(_match_group, matches))
         # ASCII casefolds as lower(); the only ASCII apostrophe is "'".
-        return tuple(
-            new(piece, piece.replace("'", "").lower(), m.start(), m.end())
-            for m in _ASCII_TOKEN.finditer(text)
-            for piece in (m.group(),)
+        if "'" in text:
+            norms = list(map(str.replace, map(str.lower, pieces), repeat("'"), repeat("")))
+        else:
+            norms = list(map(str.lower, pieces))
+    else:
+        # Class letters are one per character, so match spans are spans in `text`.
+        matches = list(_CLASS_TOKEN.finditer(text.translate(_CLASSES)))
+        pieces = list(
+            map(text.__getitem__, map(slice, map(_match_start, matches), map(_match_end, matches)))
         )
-    # Class letters are one per character, so match spans are spans in `text`.
-    classes = text.translate(_CLASSES)
-    tokens = []
-    for m in _CLASS_TOKEN.finditer(classes):
-        start, end = m.span()
-        piece = text[start:end]
-        tokens.append(new(piece, normalize_token(piece), start, end))
-    return tuple(tokens)
+        norms = list(map(str.casefold, map(str.translate, pieces, repeat(_DELETE_APOSTROPHES))))
+    tokens = list(map(_alloc, repeat(Token, len(pieces))))
+    _consume(map(_set_text, tokens, pieces))
+    _consume(map(_set_norm, tokens, norms))
+    _consume(map(_set_start, tokens, map(_match_start, matches)))
+    _consume(map(_set_end, tokens, map(_match_end, matches)))
+    return tuple(tokens), norms
+
+
+# Building a Token without its dataclass __init__: the frozen dataclass's own ``__init__`` goes
+# through ``object.__setattr__`` once per field from Python; allocating with ``object.__new__``
+# and filling the slots with their descriptors' setters gives the same object (tests compare
+# them) and can run inside ``map``.
+_alloc = object.__new__
+
+
+def slot_setter(cls: type[_T], name: str) -> Callable[[_T, Any], None]:
+    """The setter of slot ``name`` of a slotted (frozen) dataclass: it sets the field of a new
+    instance without going through the frozen ``__setattr__``. Internal to sitar."""
+    return getattr(cls, name).__set__  # type: ignore[no-any-return]
+
+
+_set_text, _set_norm = slot_setter(Token, "text"), slot_setter(Token, "norm")
+_set_start, _set_end = slot_setter(Token, "start"), slot_setter(Token, "end")
+_match_group, _match_start, _match_end = re.Match.group, re.Match.start, re.Match.end
+_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
 
 
 def _token_factory():
-    """A :class:`Token` constructor that fills the slots directly. The frozen dataclass's own
-    ``__init__`` goes through ``object.__setattr__`` once per field, which made building tokens
-    the largest cost of :func:`tokenize`; the result is the same object (tests compare them)."""
-    alloc = object.__new__
-    set_text, set_norm = Token.text.__set__, Token.norm.__set__  # type: ignore[attr-defined]
-    set_start, set_end = Token.start.__set__, Token.end.__set__  # type: ignore[attr-defined]
+    """A :class:`Token` constructor that fills the slots directly (see :func:`_tokenize`)."""
 
     def new(text: str, norm: str, start: int, end: int) -> Token:
-        token = alloc(Token)
-        set_text(token, text)
-        set_norm(token, norm)
-        set_start(token, start)
-        set_end(token, end)
+        token = _alloc(Token)
+        _set_text(token, text)
+        _set_norm(token, norm)
+        _set_start(token, start)
+        _set_end(token, end)
         return token
 
     return new

@@ -1,11 +1,14 @@
 """SPEC §3 consolidation, computed in O(m) by ``sitar.cgd.consolidate_atoms``, against a literal
 reading of the spec: admissibility checked group by group from the definition, then the
-minimum-cardinality DP with ties to the largest endpoint."""
+minimum-cardinality DP with ties to the largest endpoint. Its fragment and boundary tests are the
+frozen pre-speed-work ones (``tests/cgd_v2.py``), so the reading does not share code with
+``sitar.cgd``."""
 
 from __future__ import annotations
 
 import random
 
+import cgd_v2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stub_analyzer import KeywordAnalyzer
@@ -22,12 +25,12 @@ def _literal_groups(atoms, ref, hyp, ref_tokens, hyp_tokens, analyzer, max_bridg
             return True
         for k in range(i, j):
             a, b = atoms[k], atoms[k + 1]
-            if not (cgd._is_fragment(a) or cgd._is_fragment(b)):
+            if not (cgd_v2._is_fragment(a) or cgd_v2._is_fragment(b)):
                 return False
             bridges = ((a.ref[1], b.ref[0]), (a.hyp[1], b.hyp[0]))
             if max_bridge is not None and bridges[0][1] - bridges[0][0] > max_bridge:
                 return False
-            if cgd._bridge_has_boundary((ref, hyp), (ref_tokens, hyp_tokens), bridges):
+            if cgd_v2._bridge_has_boundary((ref, hyp), (ref_tokens, hyp_tokens), bridges):
                 return False
         for side, flags in enumerate(preds):
             lo = (atoms[i].ref, atoms[i].hyp)[side][0]

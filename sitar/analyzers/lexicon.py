@@ -27,6 +27,8 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from sitar.errors import InputError, MissingDependencyError
@@ -173,6 +175,11 @@ _CLAUSE_PUNCTUATION = frozenset(".!?;:,…–—\n")
 _SENTENCE_PUNCTUATION = frozenset(".!?:…\n")
 
 _AUX_TAGS = frozenset({"BE", "HAVE", "MOD"})
+#: Static classes that :meth:`_Pass.tag` returns unchanged in every context (it decides only
+#: HAVEF, DOF, PRON, HER, OPEN, some MOD words and the NUM word "one").
+_FIXED_CLASSES = frozenset(
+    {"BE", "HAVE", "TO", "CONJ", "ADV", "DEM", "DET", "WH", "SUBJ", "SUBJ3", "OBJ", "ADP", "POSS"}
+)
 #: Static classes after which a bare "like" may be a verb (I like, would you like, to like).
 _LIKE_VERB_AFTER = frozenset({"SUBJ", "PRON", "MOD", "DOF", "TO", "HAVE"})
 _DET_LIKE = frozenset({"DET", "POSS", "NUM"})
@@ -263,9 +270,9 @@ def _lookup(word: str) -> _Lex:
     return _Lex(frozenset(lemmas), frozenset(forms), plural)
 
 
-def _plain(token: Token) -> str:
+def _plain(text: str) -> str:
     """Lower-cased token text with every apostrophe as U+0027."""
-    text = token.text.casefold()
+    text = text.casefold()
     for apostrophe in APOSTROPHES:
         text = text.replace(apostrophe, "'")
     return text
@@ -339,51 +346,107 @@ def _static_class(word: str) -> str:
 class _Pass:
     """One left-to-right tagging pass over the tokens of one string."""
 
-    def __init__(self, text: str, tokens: Sequence[Token]) -> None:
+    def __init__(
+        self,
+        text: str,
+        tokens: Sequence[Token],
+        spans: tuple[list[str], list[int], list[int]] | None = None,
+        lo: int = 0,
+        hi: int | None = None,
+    ) -> None:
+        """Static facts of tokens ``lo`` to ``hi - 1`` (default: all) of ``tokens``.
+
+        ``spans``: the texts, starts and ends of *all* tokens when the caller has them (checked
+        by :func:`_check_tokens`); otherwise they are read from ``tokens[lo : hi + 1]``.
+
+        Everything that depends on one token or one inter-token gap alone comes from the caches
+        :data:`_TOKEN_INFO` and :data:`_GAP_INFO`, read with ``map`` so that no bytecode runs per
+        token here; the per-token rules run in :meth:`run`. Outside ``[lo, hi)`` the lists hold
+        neutral placeholders (no word, no class, a clause start); a partial range is only for
+        :meth:`LexiconAnalyzer._predicates_within`, which proves that its passes read nothing
+        there.
+        """
         self.text = text
         self.tokens = tokens
-        n = len(tokens)
-        self.words = [_plain(t) for t in tokens]
-        self.cls = [_static_class(w) for w in self.words]
-        self.lex = [
-            _lookup(w) if c == "OPEN" else _NO_LEX
-            for w, c in zip(self.words, self.cls, strict=True)
-        ]
-        # Word lists override the lexicon's rare verb readings.
-        for i, w in enumerate(self.words):
-            if self.cls[i] == "OPEN" and w in _IGNORED_VERB_READINGS:
-                self.lex[i] = _Lex(self.lex[i].readings - {"VERB"}, frozenset(), False)
-        gaps = [
-            text[tokens[i - 1].end : tokens[i].start] if i else text[: tokens[0].start]
-            for i in range(n)
-        ]
-        self.clause_start = [i == 0 or _is_clause_break(g) for i, g in enumerate(gaps)]
-        self.sentence_start = [i == 0 or _is_sentence_break(g) for i, g in enumerate(gaps)]
-        self.cased = _is_cased(text, tokens)
+        self.n = n = len(tokens)
+        hi = n if hi is None else hi
+        top = min(n, hi + 1)  # the gap after token hi - 1 says whether it is hyphenated
+        if spans is None:
+            part = tokens[max(0, lo - 1) : top]
+            texts = list(map(_get_text, part))
+            starts = list(map(_get_start, part))
+            ends = list(map(_get_end, part))
+            offset = max(0, lo - 1)
+        else:
+            texts, starts, ends = spans
+            offset = 0
+        # Local positions of tokens lo .. top - 1 in texts/starts/ends.
+        first, last = lo - offset, top - offset
+        infos = list(map(_TOKEN_INFO.__getitem__, texts[first : first + hi - lo]))
+        gap_starts = ends[first - 1 : last - 1] if first else [0, *ends[: last - 1]]
+        gaps = map(text.__getitem__, map(slice, gap_starts, starts[first:last]))
+        gap_infos = list(map(_GAP_INFO.__getitem__, gaps))
+
+        self.words: list[str] = [""] * n
+        self.cls: list[str] = [""] * n
+        self.lex: list[_Lex] = [_NO_LEX] * n
+        self.capitalised: list[bool] = [False] * n
+        self.clause_start: list[bool] = [True] * n
+        self.sentence_start: list[bool] = [True] * n
         # hyphen_after[i]: token i is joined to token i + 1 by an intra-word hyphen (follow-up).
-        self.hyphen_after = [g == "-" for g in gaps[1:]] + [False]
+        self.hyphen_after: list[bool] = [False] * n
+        self.words[lo:hi] = map(_first, infos)
+        self.cls[lo:hi] = map(_second, infos)
+        self.lex[lo:hi] = map(_third, infos)
+        self.capitalised[lo:hi] = map(_fourth, infos)
+        self.clause_start[lo:hi] = map(_first, gap_infos[: hi - lo])
+        self.sentence_start[lo:hi] = map(_second, gap_infos[: hi - lo])
+        self.hyphen_after[lo : top - 1] = map(_third, gap_infos[1:])
+        if n and lo == 0:
+            self.clause_start[0] = self.sentence_start[0] = True
+        self._cased: bool | None = None
+        words, cls = self.words, self.cls
         # Hedges "kind of" / "sort of" after a pronoun or adverb are transparent as a whole.
-        for i in range(n - 1):
-            if self.words[i] in _HEDGE_NOUNS and self.words[i + 1] == "of":
-                if i == 0 or self.cls[i - 1] in ("SUBJ", "SUBJ3", "PRON", "ADV", "MOD", "BE"):
-                    self.cls[i] = self.cls[i + 1] = "ADV"
+        if not _HEDGE_NOUNS.isdisjoint(words):
+            for i in range(lo, hi - 1):
+                if words[i] in _HEDGE_NOUNS and words[i + 1] == "of":
+                    if i == 0 or cls[i - 1] in ("SUBJ", "SUBJ3", "PRON", "ADV", "MOD", "BE"):
+                        cls[i] = cls[i + 1] = "ADV"
         # Bare "like" not after a subject, modal, do or "to" is a filler or preposition (so like
         # the app, keeps like logging, looks like rain): transparent for the look-ahead as well.
-        for i in range(n):
-            if self.words[i] == "like":
-                j = i - 1
-                while j >= 0 and self.cls[j] == "ADV" and not self.clause_start[j + 1]:
-                    j -= 1
-                if j < 0 or self.clause_start[j + 1] or self.cls[j] not in _LIKE_VERB_AFTER:
-                    self.cls[i] = "ADV"
+        if "like" in words:
+            for i in range(lo, hi):
+                if words[i] == "like":
+                    j = i - 1
+                    while j >= 0 and cls[j] == "ADV" and not self.clause_start[j + 1]:
+                        j -= 1
+                    if j < 0 or self.clause_start[j + 1] or cls[j] not in _LIKE_VERB_AFTER:
+                        cls[i] = "ADV"
         self.tags: list[str] = [""] * n
+
+    @property
+    def cased(self) -> bool:
+        """Whether capitals carry information: not all-caps text, not every word capitalised.
+        A property of the whole text, computed on first use (only names need it)."""
+        if self._cased is None:
+            text = self.text
+            if text.isascii():
+                has_lower = text.upper() != text  # ASCII upper() changes exactly the a-z
+            else:
+                has_lower = any(ch.islower() for ch in text)
+            if has_lower:
+                codes = set(map(_CASE_CODES.__getitem__, map(_get_text, self.tokens)))
+                self._cased = 2 in codes or 1 not in codes
+            else:
+                self._cased = False
+        return self._cased
 
     # --- navigation -------------------------------------------------------------------------
 
     def next_index(self, i: int) -> int | None:
         """The next non-transparent token after ``i`` in the same clause, or None."""
         j = i + 1
-        while j < len(self.tokens) and not self.clause_start[j]:
+        while j < self.n and not self.clause_start[j]:
             if self.cls[j] != "ADV":
                 return j
             j += 1
@@ -449,13 +512,7 @@ class _Pass:
 
     def is_name(self, i: int) -> bool:
         """A capitalised word inside a sentence of cased text is a name (PROPN)."""
-        text = self.tokens[i].text
-        return (
-            self.cased
-            and not self.sentence_start[i]
-            and text[:1].isupper()
-            and self.words[i] != "i"
-        )
+        return self.capitalised[i] and not self.sentence_start[i] and self.cased
 
     def inverted_subject_ahead(self, j: int | None, form: str) -> bool:
         """Question order after a clause-initial auxiliary: subject, then a verb of ``form``.
@@ -485,15 +542,31 @@ class _Pass:
 
     # --- the pass ---------------------------------------------------------------------------
 
-    def run(self) -> list[str]:
+    def run(self, start: int = 0, stop: int | None = None) -> list[str]:
+        """Tag tokens ``start`` to ``stop - 1`` (default: all) left to right; returns the tags.
+
+        A partial pass must start at a *reset point*: the first token, a clause start or a
+        token of class CONJ. Every pass resets its context there (a CONJ token is tagged CONJ in
+        any context and resets it), no rule looks further back than the current clause's last
+        reset point (``previous_index`` and ``question_position`` stop at clause starts and at
+        CONJ tokens), and rules read only tags to the left; so the tags from a reset point on
+        equal those of the full pass. The static per-token facts a rule may read anywhere else
+        (classes, lexicon, clause and hyphen marks, names) are computed for every token in
+        ``__init__``.
+        """
+        if stop is None:
+            stop = self.n
         ctx_tag, ctx_i = "START", -1
         inverted: str | None = None  # clause-initial auxiliary still waiting for its verb
         head_seen = False  # a subject head was seen after that auxiliary
-        for i in range(len(self.tokens)):
-            if self.clause_start[i]:
+        classes, clause_start, tags = self.cls, self.clause_start, self.tags
+        for i in range(start, stop):
+            if clause_start[i]:
                 ctx_tag, ctx_i, inverted, head_seen = "START", -1, None, False
-            tag = self.tag(i, ctx_tag, ctx_i, inverted)
-            self.tags[i] = tag
+            tag = classes[i]
+            if tag not in _FIXED_CLASSES:
+                tag = self.tag(i, ctx_tag, ctx_i, inverted)
+            tags[i] = tag
             if tag == "CONJ":
                 ctx_tag, ctx_i, inverted, head_seen = "START", -1, None, False
                 continue
@@ -522,7 +595,7 @@ class _Pass:
         if cls == "PRON":
             return self.pronoun(i, ctx, ctx_i)
         if cls == "HER":
-            nxt = i + 1 < len(self.tokens) and not self.clause_start[i + 1]
+            nxt = i + 1 < self.n and not self.clause_start[i + 1]
             if nxt and self.cls[i + 1] == "OPEN" and (self.lex[i + 1].noun or self.lex[i + 1].adj):
                 return "DET"
             return "OBJ"
@@ -576,7 +649,7 @@ class _Pass:
 
     def is_modal_need(self, i: int) -> bool:
         """need/dare are modals before "not" + bare verb (you need not worry)."""
-        n = len(self.tokens)
+        n = self.n
         return (
             i + 2 < n
             and self.words[i + 1] == "not"
@@ -586,7 +659,7 @@ class _Pass:
 
     def semi_modal_to(self, i: int) -> bool:
         """going/used/got + to + bare verb (going to book, used to work, got to go)."""
-        n = len(self.tokens)
+        n = self.n
         return (
             i + 2 < n
             and self.words[i + 1] == "to"
@@ -857,7 +930,7 @@ class _Pass:
                 if nxt is not None and self.cls[nxt] == "OPEN":
                     return not self.lex[nxt].forms & {"VB", "VBZ", "VBD"}
                 if nxt is None:
-                    return i + 1 < len(self.tokens) and not self.clause_start[i + 1]
+                    return i + 1 < self.n and not self.clause_start[i + 1]
                 return True
             if forms & {"VBD", "VBN"}:
                 return True  # read, put, set: past form after a singular noun
@@ -917,12 +990,67 @@ def _is_sentence_break(gap: str) -> bool:
     return any(ch in _SENTENCE_PUNCTUATION for ch in gap)
 
 
-def _is_cased(text: str, tokens: Sequence[Token]) -> bool:
-    """Whether capitals carry information: not all-caps text, not every word capitalised."""
-    if not any(ch.islower() for ch in text):
-        return False
-    words = [t.text for t in tokens if t.text[:1].isalpha() and len(t.text) > 1]
-    return not words or not all(w[:1].isupper() for w in words)
+#: Entries in each of the per-token and per-gap caches below before they are emptied (bounded
+#: memory on adversarial input; the working set of real text is far smaller).
+_CACHE_LIMIT = 1 << 16
+
+
+class _TokenInfo(dict):
+    """Token text -> what the rules need to know about that token alone, computed once:
+    ``(word, static class, lexicon profile, capitalised, verb-capable)``. ``capitalised`` is the
+    per-token half of the name test (upper-case first character, not the pronoun I);
+    ``verb-capable`` says whether :meth:`_Pass.tag` can ever return VERB for the token (have/do,
+    "wanna", or an open word with a verb reading): every other class is returned as a non-verb
+    tag whatever the context, and preprocessing only ever turns a class into ADV."""
+
+    def __missing__(self, text: str) -> tuple[str, str, _Lex, bool, bool]:
+        word = _plain(text)
+        cls = _static_class(word)
+        lex = _lookup(word) if cls == "OPEN" else _NO_LEX
+        if cls == "OPEN" and word in _IGNORED_VERB_READINGS:
+            # Word lists override the lexicon's rare verb readings.
+            lex = _Lex(lex.readings - {"VERB"}, frozenset(), False)
+        capable = cls in ("HAVEF", "DOF") or (
+            cls == "OPEN" and (bool(lex.forms) or word == "wanna")
+        )
+        info = (word, cls, lex, text[:1].isupper() and word != "i", capable)
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[text] = info
+        return info
+
+
+class _CaseCodes(dict):
+    """Token text -> its part in the cased-text test: 0 not a word of two letters or more,
+    1 such a word, capitalised, 2 such a word, not capitalised."""
+
+    def __missing__(self, text: str) -> int:
+        first = text[:1]
+        code = (1 if first.isupper() else 2) if first.isalpha() and len(text) > 1 else 0
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[text] = code
+        return code
+
+
+class _GapInfo(dict):
+    """Text between two tokens -> ``(clause break, sentence break, intra-word hyphen)``."""
+
+    def __missing__(self, gap: str) -> tuple[bool, bool, bool]:
+        info = (_is_clause_break(gap), _is_sentence_break(gap), gap == "-")
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[gap] = info
+        return info
+
+
+_TOKEN_INFO = _TokenInfo()
+_GAP_INFO = _GapInfo()
+_CASE_CODES = _CaseCodes()
+_first, _second, _third, _fourth = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_fifth = itemgetter(4)
+_get_text, _get_start, _get_end = attrgetter("text"), attrgetter("start"), attrgetter("end")
+_get_norm = attrgetter("norm")
 
 
 class LexiconAnalyzer:
@@ -954,22 +1082,128 @@ class LexiconAnalyzer:
 
     def tags(self, text: str, tokens: Sequence[Token]) -> tuple[str, ...]:
         """One coarse tag per token (see :data:`TAGS`); useful to see why a token is a predicate."""
-        _check_tokens(text, tokens)
+        spans = _check_tokens(text, tokens)
         if not tokens:
             return ()
-        return tuple(_Pass(text, tokens).run())
+        return tuple(_Pass(text, tokens, spans).run())
 
     def predicates(self, text: str, tokens: Sequence[Token]) -> frozenset[int]:
         """Indices of ``tokens`` (``sitar.text.tokenize(text)``) that are main-verb predicates."""
-        return frozenset(i for i, tag in enumerate(self.tags(text, tokens)) if tag == "VERB")
+        spans = _check_tokens(text, tokens)
+        if not tokens:
+            return frozenset()
+        tags = _Pass(text, tokens, spans).run()
+        return frozenset([i for i, tag in enumerate(tags) if tag == "VERB"])
+
+    def _predicates_within(
+        self, text: str, tokens: Sequence[Token], windows: Sequence[tuple[int, int]]
+    ) -> frozenset[int] | None:
+        """What :func:`sitar.cgd.segment` needs of the predicates: a set ``P`` of predicates
+        inside the token windows ``[a, b)`` such that any interval inside one window holds more
+        than one element of ``P`` exactly when it holds more than one predicate (consolidation
+        only asks whether an envelope has more than one predicate, and only of envelopes inside
+        those windows).
+
+        ``tokens`` must be ``tokenize(text)`` and are *not* checked. Returns None (decline: the
+        caller then uses :meth:`predicates`) for a subclass that overrides how predicates are
+        decided.
+
+        Only *verb-capable* tokens can be predicates (open words with a verb reading in the
+        lexicon, "wanna", have/do; see :class:`_TokenInfo`), so a window with fewer than two of
+        them contributes nothing. Elsewhere the predicates among the verb-capable tokens are
+        exact: a pass runs from the last reset point ``s`` before the first of them (see
+        :meth:`_Pass.run`) to the last. Static facts are computed for tokens ``s_min`` to
+        ``c + 1`` only, ``c`` being the first clause start after the last pass's end: a pass over
+        ``[s, e)`` reads no token before ``s`` (the rules look back no further than a reset
+        point, and the preprocessing of a "like" at or after ``s`` stops at ``s``'s clause start
+        or CONJ token) and no token after the first clause start ``c >= e`` (look-ahead stays
+        inside a clause and may read its first token; a "kind of" at ``c`` needs token
+        ``c + 1``). The one rule that crosses clause starts backwards -- "kind of" after a
+        pronoun or adverb -- is handled by starting at token 0 when "kind"/"sort" occur.
+        """
+        if type(self).predicates is not LexiconAnalyzer.predicates or (
+            type(self).tags is not LexiconAnalyzer.tags
+        ):
+            return None
+        info = _TOKEN_INFO.__getitem__
+        targets: list[list[int]] = []  # the verb-capable tokens of each window that has two
+        for a, b in windows:
+            if b - a >= 2:
+                capable = list(
+                    compress(range(a, b), map(_fifth, map(info, map(_get_text, tokens[a:b]))))
+                )
+                if len(capable) >= 2:
+                    targets.append(capable)
+        if not targets:
+            return frozenset()
+        targets.sort()
+        n = len(tokens)
+        e_max = max(capable[-1] for capable in targets) + 1
+        # c: the first clause start after e_max - 1 (the gaps tokens[j - 1] .. tokens[j]).
+        after = tokens[e_max - 1 : n]
+        breaks = map(
+            _first,
+            map(
+                _GAP_INFO.__getitem__,
+                map(
+                    text.__getitem__,
+                    map(slice, map(_get_end, after[:-1]), map(_get_start, after[1:])),
+                ),
+            ),
+        )
+        c = next((e_max + k for k, is_break in enumerate(breaks) if is_break), n)
+        hi = min(n, c + 2)
+        # s_min: the last reset point at or before the first target.
+        s_min = targets[0][0]
+        while s_min > 0 and not (
+            _GAP_INFO[text[tokens[s_min - 1].end : tokens[s_min].start]][0]
+            or info(tokens[s_min].text)[1] == "CONJ"
+        ):
+            s_min -= 1
+        folded = text.casefold()  # casefold maps characters one by one: tokens' words are in it
+        if ("kind" in folded or "sort" in folded) and not _HEDGE_NOUNS.isdisjoint(
+            map(_get_norm, tokens[:hi])
+        ):
+            s_min = 0  # a hedge's context may reach back over clause starts (see __init__)
+        state = _Pass(text, tokens, None, s_min, hi)
+        clause_start, classes = state.clause_start, state.cls
+        pass_start, pass_stop = -1, -1
+        for capable in targets:
+            s = capable[0]
+            while s > s_min and not clause_start[s] and classes[s] != "CONJ":
+                s -= 1
+            if s > pass_stop:  # a new pass (passes that touch or overlap are one pass)
+                if pass_stop > pass_start:
+                    state.run(pass_start, pass_stop)
+                pass_start = s
+            pass_stop = max(pass_stop, capable[-1] + 1)
+        state.run(pass_start, pass_stop)
+        tags = state.tags
+        return frozenset([i for capable in targets for i in capable if tags[i] == "VERB"])
 
     def __repr__(self) -> str:
         return f"LexiconAnalyzer(id={self._id!r})"
 
 
-def _check_tokens(text: str, tokens: Sequence[Token]) -> None:
+def _check_tokens(text: str, tokens: Sequence[Token]) -> tuple[list[str], list[int], list[int]]:
+    """The tokens' texts, starts and ends, after checking that they are tokens of ``text``."""
     if not isinstance(text, str):
         raise InputError(f"the analyzer expects the original string, got {type(text).__name__}")
+    try:
+        texts = list(map(_get_text, tokens))
+        starts = list(map(_get_start, tokens))
+        ends = list(map(_get_end, tokens))
+    except AttributeError:
+        pass  # reported below
+    else:
+        # The common case, checked without a Python loop: str texts, int spans, matching text.
+        if (
+            set(map(type, texts)) <= {str}
+            and set(map(type, starts)) <= {int}
+            and set(map(type, ends)) <= {int}
+            and list(map(text.__getitem__, map(slice, starts, ends))) == texts
+        ):
+            return texts, starts, ends
     for k, token in enumerate(tokens):
         start, end = getattr(token, "start", None), getattr(token, "end", None)
         if not (isinstance(start, int) and isinstance(end, int)) or text[start:end] != getattr(
@@ -979,3 +1213,5 @@ def _check_tokens(text: str, tokens: Sequence[Token]) -> None:
                 f"token {k} ({token!r}) does not match the text at its span; pass the tokens of this "
                 "very string, i.e. sitar.text.tokenize(text)"
             )
+    # Valid, but not plain str/int values (an int subclass such as bool, a str subclass).
+    return [t.text for t in tokens], [t.start for t in tokens], [t.end for t in tokens]
