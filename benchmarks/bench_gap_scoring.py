@@ -7,7 +7,8 @@ scoring).
 Every checkpoint scores the same ``--n`` pairs (a seeded sample of a record file; realistic ASR
 utterances) through :class:`sitar.scorer.Scorer` end to end: identical-pair check, CGD and gap
 marking (for gap-aware checkpoints), tokenization, ONNX Runtime, aggregation. Reports pairs/s
-(median of ``--repeats`` timed passes after a warm-up), the ratio against the first peer, and
+(median of ``--repeats`` timed passes after a warm-up; the checkpoints take turns pass by pass, so
+load changes on a shared machine hit all of them), the ratio against the last checkpoint, and
 ``explain`` cost (model inputs and time for ``--n-explain`` pairs).
 
 Batch invariance: the same pairs are scored at batch sizes 1, 8, 32 and 128 and in a shuffled
@@ -77,15 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     refs, hyps = sample_pairs(args.data, args.n, args.seed)
     words = statistics.mean(len(r.split()) for r in refs)
     report: dict[str, Any] = {"n": len(refs), "mean_reference_words": words, "systems": {}}
+    scorers = {}
     for ckpt in args.checkpoint:
-        scorer = Scorer.load(ckpt, variant=args.variant, threads=args.threads)
-        scorer.score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
-        times = []
-        for _ in range(args.repeats):
+        scorers[ckpt] = Scorer.load(ckpt, variant=args.variant, threads=args.threads)
+        scorers[ckpt].score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
+    # Timed passes take turns (round robin), so a change of machine load mid-run hits every
+    # checkpoint alike and the ratios stay meaningful on a shared machine.
+    times: dict[str, list[float]] = {ckpt: [] for ckpt in args.checkpoint}
+    for _ in range(args.repeats):
+        for ckpt, scorer in scorers.items():
             t0 = time.perf_counter()
             scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
-            times.append(time.perf_counter() - t0)
-        t = statistics.median(times)
+            times[ckpt].append(time.perf_counter() - t0)
+    for ckpt, scorer in scorers.items():
+        t = statistics.median(times[ckpt])
         k = args.n_explain
         t0 = time.perf_counter()
         exps = [scorer.explain(r, h) for r, h in zip(refs[:k], hyps[:k], strict=True)]
