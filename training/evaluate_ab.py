@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from sitar.errors import SitarError
 
 __all__ = ["agreement", "evaluate_ab", "main"]
@@ -54,6 +56,11 @@ def evaluate_ab(
     return out
 
 
+def _wer(errors: np.ndarray, words: np.ndarray) -> list[float]:
+    """Per-pair WER from ``sitar.diagnostics.word_error_counts`` (the dev-set evaluation's WER)."""
+    return [float(x) for x in errors / np.maximum(words, 1)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate_ab", description=__doc__)
     parser.add_argument("--set", required=True, help="A/B set JSONL (sitar-ab-1)")
@@ -66,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         from annotation.asr.ab import load_ab
-        from annotation.challenge.evaluate import wer
+        from sitar.diagnostics import word_error_counts
         from sitar.scorer import Scorer
 
         items = load_ab(args.set)
@@ -75,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         metrics: dict[str, Callable[[list[str], list[str]], list[float]]] = {
             "sitar": lambda r, h: list(scorer.score(references=r, hypotheses=h).raw),
-            "wer": lambda r, h: [wer(a, b) for a, b in zip(r, h, strict=True)],
+            "wer": lambda r, h: _wer(*word_error_counts(references=r, hypotheses=h)),
         }
         names = [b for b in args.baselines.split(",") if b.strip()]
         if names:

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from annotation.sheets import import_sheets
+from annotation.sheets import _read_sheet, import_sheets
 from sitar.errors import InputError
 from sitar.records import write_records
 
@@ -73,7 +73,7 @@ def import_labels(build: str | Path, labels: str | Path, out: str | Path) -> dic
     for f in files:
         m = LABEL_FILE_RE.match(f.name)
         assert m is not None
-        for pid in _pair_ids(f):
+        for pid in {row["pair_id"] for _, row in _read_sheet(f)}:
             readers_of.setdefault(pid, []).append(m.group("reader"))
     records = []
     for r in result.records:
@@ -116,10 +116,3 @@ def import_labels(build: str | Path, labels: str | Path, out: str | Path) -> dic
         ),
         "rejected": result.rejected,
     }
-
-
-def _pair_ids(path: Path) -> set[str]:
-    import csv
-
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        return {row["pair_id"] for row in csv.DictReader(fh)}
