@@ -13,7 +13,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     HF_HUB_OFFLINE=1
 
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY sitar ./sitar
 COPY checkpoints ./checkpoints
 RUN pip install ".[serve]" \

@@ -1,14 +1,19 @@
 """Ray scoring overhead: N pairs through `sitar.integrations.ray` with K actors vs Scorer.score.
 
-    python benchmarks/bench_ray.py [--n 100000] [--num-actors 2] [--checkpoint CKPT] \
-        [--rows-per-batch 1024] [--json out.json]
+    python benchmarks/bench_ray.py [--n 100000] [--num-actors 2] [--rounds 5] \
+        [--checkpoint CKPT] [--rows-per-batch 1024] [--json out.json]
 
 Both paths score the same synthetic pairs in the same run, with the same CPU budget: the offline
 peer is ``Scorer.score`` in this process with ``--num-actors`` ONNX Runtime threads, the Ray path
-is a local Ray instance with ``--num-actors`` CPUs and one single-threaded actor per CPU. Reported:
-pairs/s of each, the overhead ratio (Ray wall time / offline wall time; Ray's time includes
-starting the actors and loading one model per actor, but not ``ray.init``), and the largest score
-difference between the two paths, matched by id (0 once the model is exactly batch invariant).
+is a local Ray instance with ``--num-actors`` CPUs and one single-threaded actor per CPU.
+
+The pairs are cut into ``--rounds`` equal chunks and the two paths take turns, chunk by chunk
+(offline, then Ray, then the next chunk), so a change in the machine's load during a long run
+falls on both paths alike; wall times are summed over the rounds. Ray's time includes building
+the dataset and starting the actors (one model load per actor) in every round, but not
+``ray.init``, so more rounds charge Ray more start-up. Reported: pairs/s of each, the overhead
+ratio (Ray wall time / offline wall time), the ratio in each round, lost rows, and the largest
+score difference between the two paths, matched by id (0 once the model is batch invariant).
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ def main() -> int:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--rows-per-batch", type=int, default=1024)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--rounds", type=int, default=5, help="chunks the two paths take turns on (default 5)"
+    )
     p.add_argument("--json", default=None)
     args = p.parse_args()
 
@@ -42,48 +50,70 @@ def main() -> int:
 
     ids, refs, hyps = make_pairs(args.n, seed=args.seed)
 
+    if args.rounds < 1 or args.rounds > args.n:
+        p.error("--rounds must be between 1 and --n")
     scorer = Scorer.load(args.checkpoint, variant=args.variant, threads=args.num_actors)
     scorer.score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
-    t0 = time.perf_counter()
-    offline = scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
-    offline_s = time.perf_counter() - t0
-    print(f"offline Scorer.score: {args.n / offline_s:.1f} pairs/s", file=sys.stderr)
-    del scorer
+    signature = scorer.signature
 
     ray.init(num_cpus=args.num_actors, include_dashboard=False, log_to_driver=False)
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
+    bounds = [round(k * args.n / args.rounds) for k in range(args.rounds + 1)]
+    offline: dict[str, float] = {}
+    got: dict[str, float] = {}
+    offline_s = ray_s = 0.0
+    rounds = []
     try:
-        t0 = time.perf_counter()
-        ds = dataset_from_pairs(ids, refs, hyps)
-        scored = score_dataset(
-            ds,
-            checkpoint=args.checkpoint,
-            variant=args.variant,
-            num_actors=args.num_actors,
-            batch_size=args.batch_size,
-            rows_per_batch=args.rows_per_batch,
-        )
-        got: dict[str, float] = {}
-        for batch in scored.dataset.select_columns(["id", "score"]).iter_batches(
-            batch_format="numpy", batch_size=65536
-        ):
-            got.update(zip(batch["id"].tolist(), batch["score"].tolist(), strict=True))
-        ray_s = time.perf_counter() - t0
+        for k in range(args.rounds):
+            lo, hi = bounds[k], bounds[k + 1]
+            t0 = time.perf_counter()
+            res = scorer.score(
+                references=refs[lo:hi], hypotheses=hyps[lo:hi], batch_size=args.batch_size
+            )
+            off_k = time.perf_counter() - t0
+            offline.update(zip(ids[lo:hi], res.scores, strict=True))
+
+            t0 = time.perf_counter()
+            ds = dataset_from_pairs(ids[lo:hi], refs[lo:hi], hyps[lo:hi])
+            scored = score_dataset(
+                ds,
+                checkpoint=args.checkpoint,
+                variant=args.variant,
+                num_actors=args.num_actors,
+                batch_size=args.batch_size,
+                rows_per_batch=args.rows_per_batch,
+            )
+            for batch in scored.dataset.select_columns(["id", "score"]).iter_batches(
+                batch_format="numpy", batch_size=65536
+            ):
+                got.update(zip(batch["id"].tolist(), batch["score"].tolist(), strict=True))
+            ray_k = time.perf_counter() - t0
+            offline_s += off_k
+            ray_s += ray_k
+            rounds.append({"pairs": hi - lo, "offline_s": off_k, "ray_s": ray_k})
+            print(
+                f"round {k + 1}/{args.rounds}: {hi - lo} pairs, offline {off_k:.1f} s, "
+                f"Ray {ray_k:.1f} s, ratio {ray_k / off_k:.2f}",
+                file=sys.stderr,
+                flush=True,
+            )
     finally:
         ray.shutdown()
     lost = args.n - len(got)
-    diff = max(abs(got[i] - s) for i, s in zip(ids, offline.scores, strict=True) if i in got)
+    diff = max((abs(got[i] - offline[i]) for i in ids if i in got), default=float("nan"))
     out = {
         "n": args.n,
         "num_actors": args.num_actors,
-        "signature": offline.signature,
+        "rounds": args.rounds,
+        "signature": signature,
         "offline_pairs_per_s": args.n / offline_s,
         "ray_pairs_per_s": args.n / ray_s,
         "overhead_ratio": ray_s / offline_s,
         "lost": lost,
         "max_abs_diff": diff,
         "ray_version": ray.__version__,
+        "per_round": rounds,
     }
     print(f"\nsignature: {out['signature']}")
     print("| pairs | path | wall s | pairs/s | ratio |")

@@ -164,13 +164,19 @@ def _report_data(
     from sitar._version import __version__
     from sitar.diagnostics import MEANING_CRITICAL_THRESHOLD, TIER_RULE
 
+    # The explanations' own rule and method (same-pass gap head or single-gap rescoring).
+    first = next((e for name in names for e in explanations[name]), None)
+    tier_rule = first.tier_rule if first is not None else TIER_RULE
+    method = first.method if first is not None else None
+
     return {
         "meta": {
             "title": title,
             "report_version": REPORT_VERSION,
             "sitar_version": __version__,
             "signature": signature,
-            "tier_rule": TIER_RULE,
+            "tier_rule": tier_rule,
+            "explain_method": method,
             "meaning_critical_threshold": MEANING_CRITICAL_THRESHOLD,
             "systems": names,
             "n_utterances": n,
@@ -183,6 +189,20 @@ def _report_data(
         "rows": rows,
         "comparison": comparison.to_dict() if comparison is not None else None,
     }
+
+
+def _tier_legend(meta: Mapping[str, Any]) -> str:
+    """How the report's gap tiers were obtained (same-pass gap head, or single-gap rescoring)."""
+    rule = html.escape(str(meta["tier_rule"]))
+    if meta.get("explain_method") == "gaps":
+        return (
+            "Hover a gap for its predicted position (the SPEC §5 score of that gap alone); tier "
+            f"and direction come from the gap head of the scoring pass itself (rule {rule})."
+        )
+    return (
+        "Hover a gap for its single-gap score. Estimated tier from the single-gap score: "
+        f"T0 &lt; 2/7 ≤ T1 &lt; 5/7 ≤ T2 (rule {rule})."
+    )
 
 
 def _embed_json(data: Any) -> str:
@@ -502,9 +522,8 @@ def render_report(
         "<section id='utterances'><h2>Utterances (worst first)</h2>"
         "<p class='legend'>Gaps by estimated tier: <mark class='gap t0'>T0 expression</mark>"
         "<mark class='gap t1'>T1 uptake</mark><mark class='gap t2'>T2 outcome</mark>"
-        "<mark class='gap t1 empty'>‸</mark>= insertion point. Hover a gap for its single-gap "
-        "score. Estimated tier from the single-gap score: T0 &lt; 2/7 ≤ T1 &lt; 5/7 ≤ T2 "
-        f"(rule {esc(meta['tier_rule'])}). Click a column header to sort.</p>"
+        f"<mark class='gap t1 empty'>‸</mark>= insertion point. {_tier_legend(meta)} "
+        "Click a column header to sort.</p>"
         "<div id='controls'><label>System <select id='system-filter'>"
         "<option value='-1'>all</option></select></label>"
         "<label>Search <input id='search' type='search' placeholder='id or text'></label>"
@@ -532,12 +551,14 @@ def build_report(
     analyzer: Any = None,
     signature: str | None = None,
     progress: bool = False,
+    method: str = "auto",
 ) -> str:
     """Score, explain and compare systems, then render the report (see :func:`render_report`).
 
-    One scoring call covers every system's pairs and all their single-gap hypotheses
-    (:func:`~sitar.diagnostics.explain_many`; ``analyzer`` as there); the comparison reuses
-    those pair scores.
+    One :func:`~sitar.diagnostics.explain_many` call covers every system's pairs (``analyzer``
+    and ``method`` as there: with a gap-aware scorer the gap tiers come from the scoring pass
+    itself; ``method="rescore"`` adds every single-gap hypothesis to the call instead); the
+    comparison reuses those pair scores.
     """
     from sitar.diagnostics import compare_scores, explain_many, join_by_id, word_error_counts
 
@@ -554,6 +575,7 @@ def build_report(
         analyzer=analyzer,
         batch_size=batch_size,
         signature=signature,
+        method=method,
         progress=progress,
     )
     per_system = {k: explained[s * n : (s + 1) * n] for s, k in enumerate(names)}

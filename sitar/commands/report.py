@@ -47,6 +47,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--title", default="SITAR report", help="report title")
     out.add_argument("-o", "--output", metavar="PATH", required=True, help="HTML file to write")
     add_run_arguments(parser)
+    parser.add_argument(
+        "--method",
+        choices=("auto", "gaps", "rescore"),
+        default="auto",
+        help="how gaps get their tiers, as in `sitar explain --method`: gaps (from the scoring "
+        "pass itself, gap-aware checkpoints), rescore (one extra model input per gap), auto "
+        "(default: gaps when the checkpoint scores with its gap head)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -73,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         title=args.title,
         analyzer=args.analyzer,
         progress=want_progress(args),
+        method=args.method,
     )
     with open_output(args.output, inputs=input_paths(args)) as out:
         out.write(report_html)

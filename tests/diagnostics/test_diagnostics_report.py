@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from sitar.diagnostics import TIER_RULE
 from sitar.errors import InputError, MissingDependencyError
 
 pytest.importorskip("matplotlib")
@@ -164,6 +165,8 @@ def test_report_command_writes_file(tmp_path, tiny_scorer, corpus, monkeypatch, 
             "fp32",
             "--bootstrap",
             "100",
+            "--method",
+            "rescore",
             "-o",
             str(out),
         ]
@@ -171,6 +174,12 @@ def test_report_command_writes_file(tmp_path, tiny_scorer, corpus, monkeypatch, 
     assert report_cmd.run(args) == 0
     data = _data(out.read_text(encoding="utf-8"))
     assert data["meta"]["signature"] == tiny_scorer.signature
+    assert data["meta"]["explain_method"] == "rescore"
+    assert data["meta"]["tier_rule"] == TIER_RULE
+    # A pair-head checkpoint has no same-pass gap tiers to report.
+    args.method = "gaps"
+    with pytest.raises(InputError, match="method='gaps' needs"):
+        report_cmd.run(args)
     assert len(data["rows"]) == 80 and "wrote" in capsys.readouterr().err
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -180,6 +181,34 @@ def test_explain_comes_from_the_same_pass(gap_checkpoint):
     assert exp.score == pytest.approx(a.raw / (7 / 3))
     cross = scorer.explain(r, h, method="rescore")
     assert cross.method == "rescore" and cross.n_model_inputs == 1 + len(cross.gaps)
+
+
+def test_report_tiers_from_the_same_pass_or_rescored(gap_checkpoint):
+    pytest.importorskip("matplotlib")
+    from sitar.diagnostics import GAP_HEAD_RULE, TIER_RULE
+    from sitar.report import build_report
+
+    _, ckpt = gap_checkpoint
+    scorer = Scorer.load(ckpt.folder)
+    refs = {"u1": "do not cancel the order on friday", "u2": "call the doctor"}
+    systems = {"A": {"u1": "do cancel the order on monday", "u2": "call the office"}}
+    metas = {}
+    for method in ("auto", "rescore"):
+        page = build_report(
+            scorer, references=refs, systems=systems, n_bootstrap=10, wer=False, method=method
+        )
+        data = json.loads(
+            re.search(
+                r"<script type='application/json' id='sitar-data'>(.*?)</script>", page, re.S
+            ).group(1)
+        )
+        metas[method] = data["meta"], page
+    assert metas["auto"][0]["explain_method"] == "gaps"
+    assert metas["auto"][0]["tier_rule"] == GAP_HEAD_RULE
+    assert "gap head of the scoring pass" in metas["auto"][1]
+    assert metas["rescore"][0]["explain_method"] == "rescore"
+    assert metas["rescore"][0]["tier_rule"] == TIER_RULE
+    assert "single-gap score" in metas["rescore"][1]
 
 
 def test_head_choice_and_errors(gap_checkpoint, tmp_path):
