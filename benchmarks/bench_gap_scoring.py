@@ -1,8 +1,9 @@
 """Scorer throughput and batch invariance, side by side in one run (SPEC §7b, issue: gap-aware
 scoring).
 
-    python benchmarks/bench_gap_scoring.py --checkpoint CKPT [--peer PEER_CKPT ...] \
-        --data records.jsonl [--n 1024] [--threads 2] [--batch-size 32] [--json out.json]
+    python benchmarks/bench_gap_scoring.py --checkpoint CKPT [--checkpoint PEER ...] \
+        [--variant V ...] --data records.jsonl [--n 1024] [--threads 2] [--batch-size 32] \
+        [--json out.json]
 
 Every checkpoint scores the same ``--n`` pairs (a seeded sample of a record file; realistic ASR
 utterances) through :class:`sitar.scorer.Scorer` end to end: identical-pair check, CGD and gap
@@ -62,7 +63,12 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--checkpoint", action="append", required=True, help="checkpoint (repeatable)")
-    p.add_argument("--variant", default=None, help="ONNX variant for every checkpoint")
+    p.add_argument(
+        "--variant",
+        action="append",
+        help="ONNX variant: once for every checkpoint, or once per --checkpoint in order "
+        "('default': that checkpoint's own default, also what no --variant gives)",
+    )
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
     p.add_argument("--n", type=int, default=1024)
     p.add_argument("--n-invariance", type=int, default=1000)
@@ -75,16 +81,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", help="write the report here")
     args = p.parse_args(argv)
 
+    variants = args.variant or [None]
+    if len(variants) == 1:
+        variants = variants * len(args.checkpoint)
+    if len(variants) != len(args.checkpoint):
+        p.error("give --variant once, or once per --checkpoint")
+    variants = [None if v in (None, "default") else v for v in variants]
     refs, hyps = sample_pairs(args.data, args.n, args.seed)
     words = statistics.mean(len(r.split()) for r in refs)
     report: dict[str, Any] = {"n": len(refs), "mean_reference_words": words, "systems": {}}
     scorers = {}
-    for ckpt in args.checkpoint:
-        scorers[ckpt] = Scorer.load(ckpt, variant=args.variant, threads=args.threads)
-        scorers[ckpt].score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
+    for ckpt, variant in zip(args.checkpoint, variants, strict=True):
+        key = ckpt if variant is None else f"{ckpt} ({variant})"
+        scorers[key] = Scorer.load(ckpt, variant=variant, threads=args.threads)
+        scorers[key].score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
     # Timed passes take turns (round robin), so a change of machine load mid-run hits every
     # checkpoint alike and the ratios stay meaningful on a shared machine.
-    times: dict[str, list[float]] = {ckpt: [] for ckpt in args.checkpoint}
+    times: dict[str, list[float]] = {key: [] for key in scorers}
     for _ in range(args.repeats):
         for ckpt, scorer in scorers.items():
             t0 = time.perf_counter()
