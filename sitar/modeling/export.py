@@ -199,7 +199,17 @@ STATIC_QUANTIZATION: dict[str, Any] = {
     "calibrate_method": "MinMax",
     "op_types_to_quantize": ["MatMul"],
     "extra_options": {"MatMulConstBOnly": True},
+    # 7-bit weights: see ROWWISE_WEIGHT_MAX (the same uint8 x int8 kernels run the QDQ graph).
+    "reduce_range": True,
 }
+
+#: Largest |int8 weight| of the int8 graphs: 63 (7 bits), not 127. On x86 CPUs without VNNI
+#: (AVX2 only), ONNX Runtime's uint8 x int8 GEMM adds pairs of products in int16 with saturation
+#: (``vpmaddubsw``): 255 * 127 * 2 overflows, 255 * 63 * 2 = 32130 does not. With 127 a score
+#: depended on the CPU (an AMD EPYC with AVX2 only gave errors of 0.6 on outputs of size 12 in
+#: ``tests/modeling/test_modeling_rowwise.py``, where a VNNI machine gave 1e-7); with 63 the
+#: integer arithmetic is exact on every CPU. ONNX Runtime's ``reduce_range`` is the same fix.
+ROWWISE_WEIGHT_MAX = 63
 
 
 def quantize_static_int8(
@@ -248,6 +258,7 @@ def quantize_static_int8(
         weight_type=QuantType.QInt8,
         nodes_to_exclude=excluded,
         calibrate_method=CalibrationMethod.MinMax,
+        reduce_range=bool(STATIC_QUANTIZATION["reduce_range"]),
         extra_options=dict(STATIC_QUANTIZATION["extra_options"]),
     )
     return excluded
@@ -260,7 +271,7 @@ ROWWISE_QUANTIZATION: dict[str, Any] = {
     # the graph from that row alone: unlike per-tensor dynamic int8, a pair's outputs never depend
     # on its batch neighbours (SPEC §7b batch invariance).
     "activations": "uint8 per row, symmetric (zero point 128), scale computed in the graph",
-    "weights": "int8 per output channel, symmetric",
+    "weights": "int8 per output channel, symmetric, 7-bit range (|w| <= 63, ROWWISE_WEIGHT_MAX)",
     # SmoothQuant (Xiao et al. 2023): per input channel, s = max|x|^a / max|w|^(1-a) from the
     # calibration batches; x / s is quantized and s is folded into the weights, so outlier
     # channels of the LayerNorm outputs no longer eat the activation range.
@@ -325,6 +336,9 @@ def quantize_rowwise_int8(
         scale = max(|xs|, axis=-1) / 127            # (..., 1): one scale per row
         q = uint8(round(xs / scale) + 128)          # (..., K)
         y = MatMulIntegerToFloat(q, Wq, scale, w_scale, 128)   # Wq = int8(diag(s) W / w_scale)
+
+    with ``w_scale = max(|diag(s) W|, axis=0) / 63`` per output column (7-bit weights, see
+    :data:`ROWWISE_WEIGHT_MAX`).
 
     The quantized input is shared by all MatMuls that read the same tensor (Q, K, V). Bias Adds
     stay separate nodes: ONNX Runtime's MatMulIntegerToFloat scales a fused bias by a per-row
@@ -424,8 +438,9 @@ def quantize_rowwise_int8(
         w = weights[node.input[1]]
         if x in smooth:
             w = w * smooth[x][:, None]
-        w_scale = (np.maximum(np.abs(w).max(axis=0), 1e-12) / 127.0).astype(np.float32)  # (N,)
-        w_q = np.clip(np.round(w / w_scale), -127, 127).astype(np.int8)  # (K, N)
+        wmax = float(ROWWISE_WEIGHT_MAX)
+        w_scale = (np.maximum(np.abs(w).max(axis=0), 1e-12) / wmax).astype(np.float32)  # (N,)
+        w_q = np.clip(np.round(w / w_scale), -wmax, wmax).astype(np.int8)  # (K, N)
         wn = f"{_ROWQ}/w{k}"
         added += [numpy_helper.from_array(w_q, wn), numpy_helper.from_array(w_scale, f"{wn}/scale")]
         new_nodes.append(

@@ -52,8 +52,8 @@ def _reference(x, w, bias, s):
     a_scale = np.maximum(np.abs(xs).max(axis=-1, keepdims=True), 1e-12) / 127
     q = np.round(xs / a_scale)
     ws = w * s[:, None]
-    w_scale = np.abs(ws).max(axis=0) / 127
-    w_q = np.clip(np.round(ws / w_scale), -127, 127)
+    w_scale = np.abs(ws).max(axis=0) / 63  # 7-bit weights (ROWWISE_WEIGHT_MAX)
+    w_q = np.clip(np.round(ws / w_scale), -63, 63)
     return (q @ w_q) * a_scale * w_scale + bias
 
 
