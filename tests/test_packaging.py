@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import site
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import Path
 
@@ -101,31 +98,10 @@ def test_wheel_contents(wheel):
     assert "License-Expression: Apache-2.0" in text
 
 
-def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
+def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path, install_wheel):
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    bindir, env = install_wheel(wheel, env_dir, tmp_path)
     python = bindir / "python"
-    # The dependencies (numpy, lemminflect, onnxruntime, tokenizers, ...) come from the test
-    # environment's site-packages, appended through a .pth file: its own .pth files (the editable
-    # sitar) are not processed that way, so only the wheel's sitar is importable.
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    (Path(purelib) / "test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        capture_output=True,
-        # Not from the checkout, and without PYTHONPATH: a sitar found there would make pip think
-        # sitar is installed already.
-        cwd=tmp_path,
-        env=env,
-    )
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
 

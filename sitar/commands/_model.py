@@ -163,3 +163,16 @@ def load_scorer(args: argparse.Namespace) -> Any:
         analyzer=args.analyzer,
         head=getattr(args, "head", None),
     )
+
+
+def add_explain_method_argument(parser: argparse.ArgumentParser) -> None:
+    """``--method auto|gaps|rescore``: how gaps get their tiers (``sitar explain``, ``sitar
+    report``; see :func:`sitar.diagnostics.explain_many`)."""
+    parser.add_argument(
+        "--method",
+        choices=("auto", "gaps", "rescore"),
+        default="auto",
+        help="gaps: per-gap tiers from the scoring pass itself (gap-aware checkpoints); rescore: "
+        "score each single-gap hypothesis (one extra model input per gap); auto (default): gaps "
+        "when the checkpoint scores with its gap head",
+    )

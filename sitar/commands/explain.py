@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from sitar.commands._model import (
     DeprecatedFlag,
+    add_explain_method_argument,
     add_model_arguments,
     add_run_arguments,
     load_scorer,
@@ -60,14 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-o", "--output", metavar="PATH", help="write to a file instead of stdout ('-': stdout)"
     )
     add_run_arguments(parser)
-    parser.add_argument(
-        "--method",
-        choices=("auto", "gaps", "rescore"),
-        default="auto",
-        help="gaps: per-gap tiers from the scoring pass itself (gap-aware checkpoints); rescore: "
-        "score each single-gap hypothesis (one extra model input per gap); auto (default): gaps "
-        "when the checkpoint scores with its gap head",
-    )
+    add_explain_method_argument(parser)
     parser.set_defaults(func=run)
 
 

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from sitar.commands._model import (
+    add_explain_method_argument,
     add_model_arguments,
     add_run_arguments,
     load_scorer,
@@ -47,14 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--title", default="SITAR report", help="report title")
     out.add_argument("-o", "--output", metavar="PATH", required=True, help="HTML file to write")
     add_run_arguments(parser)
-    parser.add_argument(
-        "--method",
-        choices=("auto", "gaps", "rescore"),
-        default="auto",
-        help="how gaps get their tiers, as in `sitar explain --method`: gaps (from the scoring "
-        "pass itself, gap-aware checkpoints), rescore (one extra model input per gap), auto "
-        "(default: gaps when the checkpoint scores with its gap head)",
-    )
+    add_explain_method_argument(parser)
     parser.set_defaults(func=run)
 
 

@@ -16,11 +16,9 @@ import os
 import shlex
 import shutil
 import signal
-import site
 import subprocess
 import sys
 import time
-import venv
 import zipfile
 from pathlib import Path
 
@@ -87,7 +85,7 @@ def test_dockerfile_runs_unprivileged_and_binds_inside_container(dockerfile):
     assert "HF_HUB_OFFLINE" in {k for key, a in dockerfile if key == "ENV" for k in env_settings(a)}
 
 
-def test_image_emulated_from_dockerfile(dockerfile, tmp_path):
+def test_image_emulated_from_dockerfile(dockerfile, tmp_path, install_wheel):
     # 1. The build context: exactly what the COPY lines name (the .dockerignore excludes more).
     src = tmp_path / "src"
     src.mkdir()
@@ -134,29 +132,11 @@ def test_image_emulated_from_dockerfile(dockerfile, tmp_path):
     shutil.rmtree(src)  # as the Dockerfile does after installing
 
     # 2. Installed into a fresh environment; dependencies from the test environment (.pth).
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    bindir = env_dir / "bin"
-    python = bindir / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    (Path(purelib) / "test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    bindir, env = install_wheel(wheel, tmp_path / "venv", tmp_path)
     for key, args in dockerfile:
         if key == "ENV":
             env.update(env_settings(args))
     env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        capture_output=True,
-        cwd=tmp_path,
-        env=env,
-    )
 
     # 3. The entrypoint, from the image's working directory, with CMD-style arguments appended.
     home = tmp_path / "home"
