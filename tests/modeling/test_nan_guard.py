@@ -1,0 +1,63 @@
+"""The exporter's NaN guard after attention softmaxes is removed, and nothing else."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from sitar.modeling.export import drop_softmax_nan_guards  # noqa: E402
+
+
+def _graph(path, *, guard_input: str = "p") -> None:
+    """x -> Softmax -> p; y = Where(IsNaN(p), 0, <guard_input>) @ w."""
+    w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["p"], axis=-1),
+        helper.make_node("IsNaN", ["p"], ["nan"]),
+        helper.make_node("Where", ["nan", "zero", guard_input], ["g"]),
+        helper.make_node("MatMul", ["g", "w"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 3])],
+        [
+            numpy_helper.from_array(np.zeros((), np.float32), "zero"),
+            numpy_helper.from_array(w, "w"),
+        ],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def _run(path, x):
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(["y"], {"x": x})[0]
+
+
+def test_guard_removed_with_identical_outputs(tmp_path):
+    path = tmp_path / "m.onnx"
+    _graph(path)
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    before = _run(path, x)
+    assert drop_softmax_nan_guards(path) == 1
+    ops = [n.op_type for n in onnx.load(str(path)).graph.node]
+    assert ops == ["Softmax", "MatMul"]
+    np.testing.assert_array_equal(_run(path, x), before)
+    assert drop_softmax_nan_guards(path) == 0  # nothing left to remove
+
+
+def test_other_where_patterns_are_kept(tmp_path):
+    path = tmp_path / "m.onnx"
+    _graph(path, guard_input="x")  # Where(IsNaN(p), 0, x) is not the guard of p
+    assert drop_softmax_nan_guards(path) == 0
+    assert [n.op_type for n in onnx.load(str(path)).graph.node] == [
+        "Softmax",
+        "IsNaN",
+        "Where",
+        "MatMul",
+    ]
