@@ -185,20 +185,3 @@ _set_text, _set_norm = slot_setter(Token, "text"), slot_setter(Token, "norm")
 _set_start, _set_end = slot_setter(Token, "start"), slot_setter(Token, "end")
 _match_group, _match_start, _match_end = re.Match.group, re.Match.start, re.Match.end
 _consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
-
-
-def _token_factory():
-    """A :class:`Token` constructor that fills the slots directly (see :func:`_tokenize`)."""
-
-    def new(text: str, norm: str, start: int, end: int) -> Token:
-        token = _alloc(Token)
-        _set_text(token, text)
-        _set_norm(token, norm)
-        _set_start(token, start)
-        _set_end(token, end)
-        return token
-
-    return new
-
-
-_new_token = _token_factory()
