@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from wheel_helpers import build_wheel, install_wheel
 
 from sitar.checkpoint import DEFAULT_CHECKPOINT
 
@@ -38,24 +39,7 @@ def test_public_api_all_is_strings():
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(out),
-            str(ROOT),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    (path,) = out.glob("sitar-*.whl")
-    return path
+    return build_wheel(ROOT, tmp_path_factory.mktemp("wheel"))
 
 
 def test_package_list_names_every_subpackage():
@@ -98,7 +82,7 @@ def test_wheel_contents(wheel):
     assert "License-Expression: Apache-2.0" in text
 
 
-def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path, install_wheel):
+def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     bindir, env = install_wheel(wheel, env_dir, tmp_path)
     python = bindir / "python"

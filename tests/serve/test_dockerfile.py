@@ -17,7 +17,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -30,6 +29,7 @@ pytest.importorskip("prometheus_client")
 httpx = pytest.importorskip("httpx")
 
 from serve_helpers import free_port  # noqa: E402
+from wheel_helpers import build_wheel, install_wheel  # noqa: E402
 
 from sitar.checkpoint import DEFAULT_CHECKPOINT  # noqa: E402
 
@@ -85,7 +85,7 @@ def test_dockerfile_runs_unprivileged_and_binds_inside_container(dockerfile):
     assert "HF_HUB_OFFLINE" in {k for key, a in dockerfile if key == "ENV" for k in env_settings(a)}
 
 
-def test_image_emulated_from_dockerfile(dockerfile, tmp_path, install_wheel):
+def test_image_emulated_from_dockerfile(dockerfile, tmp_path):
     # 1. The build context: exactly what the COPY lines name (the .dockerignore excludes more).
     src = tmp_path / "src"
     src.mkdir()
@@ -106,25 +106,7 @@ def test_image_emulated_from_dockerfile(dockerfile, tmp_path, install_wheel):
     (install,) = [a for k, a in dockerfile if k == "RUN" and "pip install" in a]
     spec = shlex.split(install)[shlex.split(install).index("install") + 1]
     assert spec.startswith(".["), spec  # the package from /src, with its extras
-    wheels = tmp_path / "wheels"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(wheels),
-            ".",
-        ],
-        cwd=src,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (wheel,) = wheels.glob("sitar-*.whl")
+    wheel = build_wheel(src, tmp_path / "wheels")
     names = zipfile.ZipFile(wheel).namelist()
     # The licence travels in the image's package, and so does the default checkpoint.
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "LICENSE not copied"
