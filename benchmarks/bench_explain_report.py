@@ -35,6 +35,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _provenance import provenance
+
 
 def two_systems(
     path: str, n_references: int, seed: int
@@ -211,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             "data": args.data,
             "checkpoints": results,
         }
+        report["provenance"] = provenance()
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
 

@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _provenance import provenance
+
 
 def sample_pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
     from sitar.records import read_records
@@ -137,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             f"model inputs/pair, batch invariance max |d| {inv:.3g}"
         )
     if args.json:
+        report["provenance"] = provenance()
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pairs import make_pairs
+from _provenance import provenance
 
 
 def main() -> int:
@@ -124,6 +125,7 @@ def main() -> int:
           f"{out['ray_pairs_per_s']:.1f} | {out['overhead_ratio']:.2f} |")  # fmt: skip
     print(f"lost rows: {lost}; max |score diff| Ray vs offline: {diff:.2e}")
     if args.json:
+        out["provenance"] = provenance()
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 1 if lost else 0
 

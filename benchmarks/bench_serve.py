@@ -37,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pairs import make_pairs
+from _provenance import provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -274,7 +275,8 @@ def main() -> int:
         )
     if args.json:
         off.pop("scores")
-        Path(args.json).write_text(json.dumps({"offline": off, "cells": cells}, indent=2) + "\n")
+        result = {"offline": off, "cells": cells, "provenance": provenance()}
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     bad = sum(c["failed"] + c["lost"] for c in cells)
     return 1 if bad else 0
 

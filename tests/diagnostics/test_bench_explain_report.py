@@ -51,6 +51,8 @@ def test_benchmark_runs_on_the_dev_set(tmp_path):
     assert bench.main(argv) == 0
     result = json.loads(out.read_text())
     assert result["n_pairs"] == 6
+    prov = result["provenance"]  # how the result was made
+    assert "sitar" in prov["versions"] and "onnxruntime" in prov["versions"] and prov["python"]
     (row,) = result["checkpoints"].values()
     gaps, rescore = row["methods"]["gaps"], row["methods"]["rescore"]
     assert 0 < gaps["explain_inputs_per_pair"] <= 1.0  # the same pass (0 for identical pairs)
