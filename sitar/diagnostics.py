@@ -51,6 +51,7 @@ __all__ = [
     "compare_scores",
     "estimate_tier",
     "explain",
+    "explain_analyses",
     "explain_many",
     "join_by_id",
     "meaning_critical_rate",
@@ -421,11 +422,33 @@ def _explain_same_pass(
     signature: str | None,
     progress: bool = False,
 ) -> tuple[Explanation, ...]:
-    from sitar.cgd import segment
-
     analyses = scorer.analyze(
         references=refs, hypotheses=hyps, batch_size=batch_size, progress=progress
     )
+    return explain_analyses(scorer, refs, hyps, analyses, signature=signature)
+
+
+def explain_analyses(
+    scorer: Any,
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    analyses: Sequence[Any],
+    *,
+    signature: str | None = None,
+) -> tuple[Explanation, ...]:
+    """Explanations (method ``"gaps"``) of pairs that a gap-head ``scorer`` already analysed
+    (:meth:`~sitar.scorer.Scorer.analyze`): no model call, so a caller that needs both the
+    scores and the explanations runs the model once."""
+    from sitar.cgd import segment
+
+    if getattr(scorer, "head", None) != "gaps":
+        raise InputError("explain_analyses needs a Scorer that scores with its gap head")
+    refs, hyps = list(references), list(hypotheses)
+    if not len(refs) == len(hyps) == len(analyses):
+        raise InputError(
+            f"references, hypotheses and analyses must have the same length, got {len(refs)}, "
+            f"{len(hyps)} and {len(analyses)}"
+        )
     sig = signature or scorer.signature
     scale = scorer.config.score_scale
     out = []

@@ -629,6 +629,11 @@ class Scorer:
         analyses = self.analyze(
             references=references, hypotheses=hypotheses, batch_size=batch_size, progress=progress
         )
+        return self.result_of(analyses)
+
+    def result_of(self, analyses: Sequence[PairAnalysis]) -> ScoreResult:
+        """The :class:`ScoreResult` of pairs already run through :meth:`analyze` (what
+        :meth:`score` returns for them), for callers that also need the per-gap analyses."""
         scale = self.config.score_scale
         raw = [a.raw for a in analyses]
         scores = tuple(r / scale for r in raw)

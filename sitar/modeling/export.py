@@ -188,6 +188,14 @@ def drop_softmax_nan_guards(path: str | os.PathLike[str]) -> int:
         for i, name in enumerate(n.input):
             if name in rename:
                 n.input[i] = rename[name]
+    # The guards' zeros (Constant nodes or initializers) are now read by nothing: ONNX Runtime
+    # would warn about each one at every session start, so they go too.
+    used = {name for n in kept for name in n.input} | graph_outputs
+    zeros = {n.input[1] for n in graph.node if id(n) in drop and n.op_type == "Where"} - used
+    kept = [n for n in kept if not (n.op_type == "Constant" and set(n.output) <= zeros)]
+    initializers = [t for t in graph.initializer if t.name not in zeros]
+    del graph.initializer[:]
+    graph.initializer.extend(initializers)
     del graph.node[:]
     graph.node.extend(kept)
     onnx.checker.check_model(model)

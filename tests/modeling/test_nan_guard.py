@@ -12,10 +12,13 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from sitar.modeling.export import drop_softmax_nan_guards  # noqa: E402
 
 
-def _graph(path, *, guard_input: str = "p") -> None:
-    """x -> Softmax -> p; y = Where(IsNaN(p), 0, <guard_input>) @ w."""
+def _graph(path, *, guard_input: str = "p", constant_zero: bool = False) -> None:
+    """x -> Softmax -> p; y = Where(IsNaN(p), 0, <guard_input>) @ w, the zero an initializer or
+    (as the TorchScript exporter writes it) a Constant node."""
     w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
-    nodes = [
+    zero = numpy_helper.from_array(np.zeros((), np.float32), "zero")
+    nodes = [helper.make_node("Constant", [], ["zero"], value=zero)] if constant_zero else []
+    nodes += [
         helper.make_node("Softmax", ["x"], ["p"], axis=-1),
         helper.make_node("IsNaN", ["p"], ["nan"]),
         helper.make_node("Where", ["nan", "zero", guard_input], ["g"]),
@@ -26,10 +29,7 @@ def _graph(path, *, guard_input: str = "p") -> None:
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 3])],
-        [
-            numpy_helper.from_array(np.zeros((), np.float32), "zero"),
-            numpy_helper.from_array(w, "w"),
-        ],
+        [numpy_helper.from_array(w, "w")] + ([] if constant_zero else [zero]),
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
 
@@ -39,14 +39,16 @@ def _run(path, x):
     return session.run(["y"], {"x": x})[0]
 
 
-def test_guard_removed_with_identical_outputs(tmp_path):
+@pytest.mark.parametrize("constant_zero", [False, True])
+def test_guard_removed_with_identical_outputs(tmp_path, constant_zero):
     path = tmp_path / "m.onnx"
-    _graph(path)
+    _graph(path, constant_zero=constant_zero)
     x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
     before = _run(path, x)
     assert drop_softmax_nan_guards(path) == 1
-    ops = [n.op_type for n in onnx.load(str(path)).graph.node]
-    assert ops == ["Softmax", "MatMul"]
+    model = onnx.load(str(path))
+    assert [n.op_type for n in model.graph.node] == ["Softmax", "MatMul"]
+    assert [t.name for t in model.graph.initializer] == ["w"]  # the guard's zero is gone too
     np.testing.assert_array_equal(_run(path, x), before)
     assert drop_softmax_nan_guards(path) == 0  # nothing left to remove
 
