@@ -86,6 +86,10 @@ def test_run_logs_gap_metrics_and_export_records_the_head(gap_checkpoint):
     assert parity["int8"]["quantization"]["method"].endswith("quantize_static")
     assert parity["int8row"]["quantization"]["n_quantized"] > 0
     assert np.isfinite(parity["int8row"]["max_abs_diff_gap_logits"])
+    assert parity["graph_rewrites"] == [{"pass": "drop_softmax_nan_guards"}]
+    onnx = pytest.importorskip("onnx")
+    graph = onnx.load(str(ckpt.folder / "model.onnx")).graph
+    assert "IsNaN" not in {n.op_type for n in graph.node}  # the rewrite the record names ran
 
 
 @pytest.mark.parametrize("backend", ["onnx", "torch"])
