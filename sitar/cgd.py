@@ -38,8 +38,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, count, groupby, pairwise, repeat
-from operator import attrgetter, sub
+from itertools import chain, compress, count, groupby, pairwise, repeat
+from operator import attrgetter, countOf, sub
 from typing import NamedTuple
 
 import numpy as np
@@ -78,14 +78,23 @@ class AtomicGap:
 # SPEC §2: decomposition
 # --------------------------------------------------------------------------------------------
 
-#: Regions with at most this many cells (len(u) * len(v)) enumerate candidates in plain Python;
-#: larger ones use numpy. Both give the same candidates; the split is only about call overhead.
+#: Regions with at most this many cells (len(u) * len(v)) enumerate candidates in plain Python,
+#: and so do larger ones with at most :data:`_SMALL_REGION_START_CELLS` cells where a candidate can
+#: start; the others use numpy. Both give the same candidates; the split is only about call
+#: overhead (numpy's is fixed, Python's grows with the start cells).
 _SMALL_REGION_CELLS = 4096
+_SMALL_REGION_START_CELLS = 256
 
 
-def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
+def _candidates_small(
+    u: list[int], v: list[int], max_cells: int | None = None
+) -> list[tuple[int, int, int]] | None:
     """SPEC §2.2-2.3 for a small region: left-maximal blocks at full right extension with
-    ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides)."""
+    ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides).
+
+    None when the region has more than ``max_cells`` cells that start a common bigram (or, when
+    none does, that match): the cells this enumeration may visit one by one.
+    """
     nu, nv = len(u), len(v)
     if nu >= 2 and nv >= 2:
         v_bigrams = list(pairwise(v))
@@ -95,10 +104,12 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
             # q = where[u[p], u[p+1]]. A block (p, q, l) is then a run of l - 1 consecutive p
             # whose bigram cells lie on one diagonal q - p: group p by that diagonal (groupby
             # runs in C; the loop below sees one item per block or per unmatched p).
-            diagonals = map(sub, map(where.get, pairwise(u), repeat(_NO_Q)), count())
+            qs = list(map(where.get, pairwise(u), repeat(_NO_Q)))
+            if max_cells is not None and nu - 1 - countOf(qs, _NO_Q) > max_cells:
+                return None
             cands = []
             p = 0
-            for diagonal, run in groupby(diagonals):
+            for diagonal, run in groupby(map(sub, qs, count())):
                 cells = len(list(run))
                 if diagonal > _NO_DIAGONAL:
                     cands.append((p, p + diagonal, cells + 1))
@@ -106,7 +117,13 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
             if cands:
                 return cands
         else:
-            cands = _bigram_blocks(u, v, v_bigrams)
+            starts: dict[tuple[int, int], list[int]] = {}
+            for q, bigram in enumerate(v_bigrams):
+                starts.setdefault(bigram, []).append(q)
+            rows: list[Sequence[int]] = list(map(starts.get, pairwise(u), repeat(())))
+            if max_cells is not None and sum(map(len, rows)) > max_cells:
+                return None
+            cands = _bigram_blocks(u, v, rows)
             if cands:
                 return cands
     # No common bigram: every single match is a block of length 1, and left-maximal (otherwise
@@ -114,6 +131,8 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
     where_one: dict[int, list[int]] = {}
     for q, t in enumerate(v):
         where_one.setdefault(t, []).append(q)
+    if max_cells is not None and sum(map(len, map(where_one.get, u, repeat(())))) > max_cells:
+        return None
     return [(p, q, 1) for p, t in enumerate(u) for q in where_one.get(t, ())]
 
 
@@ -124,20 +143,15 @@ _NO_DIAGONAL = _NO_Q // 2
 
 
 def _bigram_blocks(
-    u: list[int], v: list[int], v_bigrams: list[tuple[int, int]]
+    u: list[int], v: list[int], rows: list[Sequence[int]]
 ) -> list[tuple[int, int, int]]:
     """The candidates of :func:`_candidates_small` with ``l >= 2``, for a ``v`` whose bigrams
-    repeat: every left-maximal cell that starts a common bigram, extended to its full run."""
+    repeat: every left-maximal cell that starts a common bigram, extended to its full run.
+    ``rows[p]``: the starts ``q`` in ``v`` of the bigram that starts at ``p`` in ``u``."""
     nu, nv = len(u), len(v)
-    starts: dict[tuple[int, int], list[int]] = {}
-    for q, bigram in enumerate(v_bigrams):
-        starts.setdefault(bigram, []).append(q)
     cands = []
-    for p, bigram in enumerate(pairwise(u)):
-        qs = starts.get(bigram)
-        if qs is None:
-            continue
-        for q in qs:
+    for p in compress(count(), rows):
+        for q in rows[p]:
             if p and q and u[p - 1] == v[q - 1]:
                 continue  # not left-maximal: (p, q) continues the block at (p-1, q-1)
             ell = 2
@@ -465,10 +479,11 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
         # The whole region is one block, the only chain of full length; D = 0 keeps it.
         return [(0, 0, len(u))]
     nu, nv = len(u), len(v)
-    if nu * nv <= _SMALL_REGION_CELLS:
-        if set(u).isdisjoint(v):
-            return []  # no common token, no candidate (most regions between anchors)
-        cands = _candidates_small(u, v)
+    small = nu * nv <= _SMALL_REGION_CELLS
+    if small and set(u).isdisjoint(v):
+        return []  # no common token, no candidate (most regions between anchors)
+    cands = _candidates_small(u, v, None if small else _SMALL_REGION_START_CELLS)
+    if cands is not None:
         if not cands:
             return []
         for (p0, q0, l0), (p1, q1, _) in pairwise(cands):
