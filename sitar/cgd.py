@@ -38,8 +38,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, count, groupby, pairwise, repeat
-from operator import attrgetter, countOf, sub
+from itertools import compress, count, groupby, pairwise, repeat
+from operator import attrgetter, countOf, or_, sub
 from typing import NamedTuple
 
 import numpy as np
@@ -515,9 +515,11 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
 
 
 def _encode(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
-    """Both sequences as integer ids, numbered by first occurrence in ``ref`` then ``hyp``."""
-    ids = dict(zip(dict.fromkeys(chain(ref, hyp)), count()))
-    return list(map(ids.__getitem__, ref)), list(map(ids.__getitem__, hyp))
+    """Both sequences as integer ids: equal tokens get equal ids, different tokens different ids
+    (each token's id is the position of its first occurrence in ``ref`` then ``hyp``)."""
+    ids: dict[str, int] = {}
+    positions = count()  # shared: setdefault draws one value per token, kept for new tokens only
+    return list(map(ids.setdefault, ref, positions)), list(map(ids.setdefault, hyp, positions))
 
 
 def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
@@ -582,8 +584,6 @@ def _is_fragment(gap: AtomicGap) -> bool:
 
 
 def _has_boundary_punctuation(text: str) -> bool:
-    if BOUNDARY_PUNCTUATION.isdisjoint(text) and "-" not in text:
-        return False  # the common case, decided in C
     for i, ch in enumerate(text):
         if ch in BOUNDARY_PUNCTUATION:
             return True
@@ -608,12 +608,16 @@ def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
     """Whether the bridge ``[start, end)`` of one side holds an informational boundary (SPEC §3):
     punctuation or a dash in its original text -- from the end of token ``start - 1`` (or 0) to
     the start of token ``end`` (or the end of the string) -- or a boundary word."""
-    tokens = side.tokens
+    text, tokens, norms = side
     lo = tokens[start - 1].end if start > 0 else 0
-    hi = tokens[end].start if end < len(tokens) else len(side.text)
-    return _has_boundary_punctuation(side.text[lo:hi]) or not BOUNDARY_WORDS.isdisjoint(
-        side.norms[start:end]
-    )
+    hi = tokens[end].start if end < len(tokens) else len(text)
+    bridge = text[lo:hi]
+    # Most bridges hold neither punctuation nor a hyphen: decided in C.
+    if not (
+        BOUNDARY_PUNCTUATION.isdisjoint(bridge) and "-" not in bridge
+    ) and _has_boundary_punctuation(bridge):
+        return True
+    return not BOUNDARY_WORDS.isdisjoint(norms[start:end])
 
 
 def _links(
@@ -626,17 +630,15 @@ def _links(
         r1 - r0 <= FRAGMENT_MAX_TOKENS and h1 - h0 <= FRAGMENT_MAX_TOKENS
         for (r0, r1), (h0, h1) in zip(refs, hyps, strict=True)
     ]
-    link = []
-    for k in range(len(refs) - 1):
-        ok = fragment[k] or fragment[k + 1]
-        if ok:
-            r_start, r_end = refs[k][1], refs[k + 1][0]
-            ok = (
-                (max_bridge is None or r_end - r_start <= max_bridge)
-                and not _bridge_has_boundary(ref, r_start, r_end)
-                and not _bridge_has_boundary(hyp, hyps[k][1], hyps[k + 1][0])
-            )
-        link.append(ok)
+    link = [False] * (len(refs) - 1)
+    # Only pairs with a fragment on either side can link; their bridges are then checked.
+    for k in compress(count(), map(or_, fragment, fragment[1:])):
+        r_start, r_end = refs[k][1], refs[k + 1][0]
+        link[k] = (
+            (max_bridge is None or r_end - r_start <= max_bridge)
+            and not _bridge_has_boundary(ref, r_start, r_end)
+            and not _bridge_has_boundary(hyp, hyps[k][1], hyps[k + 1][0])
+        )
     return link
 
 
