@@ -583,12 +583,10 @@ def _is_fragment(gap: AtomicGap) -> bool:
     )
 
 
-def _has_boundary_punctuation(text: str) -> bool:
+def _has_dash(text: str) -> bool:
+    """Whether ``text`` holds a hyphen that is not an intra-word hyphen (token characters on both
+    sides inside ``text``, as in "twenty-five"): a dash."""
     for i, ch in enumerate(text):
-        if ch in BOUNDARY_PUNCTUATION:
-            return True
-        # A hyphen counts as a dash unless it is an intra-word hyphen (token characters on both
-        # sides, as in "twenty-five").
         if ch == "-" and not (
             0 < i < len(text) - 1 and is_token_char(text[i - 1]) and is_token_char(text[i + 1])
         ):
@@ -612,12 +610,11 @@ def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
     lo = tokens[start - 1].end if start > 0 else 0
     hi = tokens[end].start if end < len(tokens) else len(text)
     bridge = text[lo:hi]
-    # Most bridges hold neither punctuation nor a hyphen: decided in C.
-    if not (
-        BOUNDARY_PUNCTUATION.isdisjoint(bridge) and "-" not in bridge
-    ) and _has_boundary_punctuation(bridge):
-        return True
-    return not BOUNDARY_WORDS.isdisjoint(norms[start:end])
+    return (
+        not BOUNDARY_PUNCTUATION.isdisjoint(bridge)
+        or ("-" in bridge and _has_dash(bridge))
+        or not BOUNDARY_WORDS.isdisjoint(norms[start:end])
+    )
 
 
 def _links(
