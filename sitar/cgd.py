@@ -537,11 +537,33 @@ def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
     while stack:
         rs, re, hs, he = stack.pop()
         # Most regions between anchors are tiny; settle the trivial ones without a call. A region
-        # with an empty side has no candidates; a 1 x 1 region is one block or none.
-        if rs == re or hs == he or (re - rs == 1 and he - hs == 1 and u_all[rs] != v_all[hs]):
+        # with an empty side has no candidates.
+        if rs == re or hs == he:
             if re > rs or he > hs:
                 refs.append((rs, re))
                 hyps.append((hs, he))
+            continue
+        # One token t on a side: the candidates are its matches on the other side, blocks of
+        # length 1 that no chain can combine; the DP keeps the earliest, and it passes the filter
+        # (any one match lies on an optimal path, of cost n - 1 for the n tokens of the other
+        # side). So the first occurrence of t is the anchor, and both sub-regions are terminal.
+        if re - rs == 1 or he - hs == 1:
+            if re - rs == 1:
+                token, others, offset = u_all[rs], v_all[hs:he], hs
+            else:
+                token, others, offset = v_all[hs], u_all[rs:re], rs
+            if token not in others:
+                refs.append((rs, re))
+                hyps.append((hs, he))
+                continue
+            first = offset + others.index(token)
+            p, q = (rs, first) if re - rs == 1 else (first, hs)
+            if p > rs or q > hs:
+                refs.append((rs, p))
+                hyps.append((hs, q))
+            if p + 1 < re or q + 1 < he:
+                refs.append((p + 1, re))
+                hyps.append((q + 1, he))
             continue
         blocks = _region_anchors(u_all[rs:re], v_all[hs:he])
         if not blocks:
