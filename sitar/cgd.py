@@ -853,8 +853,11 @@ def segment(
         groups = [(i, i) for i in range(len(atoms))]
     gaps = []
     for index, (first, last) in enumerate(groups):
-        ref_iv = (atoms[first].ref[0], atoms[last].ref[1])
-        hyp_iv = (atoms[first].hyp[0], atoms[last].hyp[1])
+        if first == last:
+            ref_iv, hyp_iv = atoms[first].ref, atoms[first].hyp
+        else:
+            ref_iv = (atoms[first].ref[0], atoms[last].ref[1])
+            hyp_iv = (atoms[first].hyp[0], atoms[last].hyp[1])
         ref_span = _char_span(ref_tokens, ref_iv)
         hyp_span = _char_span(hyp_tokens, hyp_iv)
         gaps.append(
