@@ -36,6 +36,7 @@ Everything here is deterministic: same inputs, same package and analyzer version
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, groupby, pairwise, repeat
@@ -79,10 +80,12 @@ class AtomicGap:
 # --------------------------------------------------------------------------------------------
 
 #: Regions with at most this many cells (len(u) * len(v)) enumerate candidates in plain Python,
-#: and so do larger ones with at most :data:`_SMALL_REGION_START_CELLS` cells where a candidate can
-#: start; the others use numpy. Both give the same candidates; the split is only about call
-#: overhead (numpy's is fixed, Python's grows with the start cells).
+#: and so do those of at most :data:`_MID_REGION_TOKENS` tokens (both sides) with at most
+#: :data:`_SMALL_REGION_START_CELLS` cells where a candidate can start; the others use numpy.
+#: Both give the same candidates; the split is only about call overhead (numpy's is fixed,
+#: Python's grows with the start cells, and counting them costs a few passes over the region).
 _SMALL_REGION_CELLS = 4096
+_MID_REGION_TOKENS = 512
 _SMALL_REGION_START_CELLS = 256
 
 
@@ -117,12 +120,14 @@ def _candidates_small(
             if cands:
                 return cands
         else:
+            if max_cells is not None:  # counted in C, before any per-token Python work
+                per_bigram = Counter(v_bigrams)
+                if sum(map(per_bigram.get, pairwise(u), repeat(0))) > max_cells:
+                    return None
             starts: dict[tuple[int, int], list[int]] = {}
             for q, bigram in enumerate(v_bigrams):
                 starts.setdefault(bigram, []).append(q)
             rows: list[Sequence[int]] = list(map(starts.get, pairwise(u), repeat(())))
-            if max_cells is not None and sum(map(len, rows)) > max_cells:
-                return None
             cands = _bigram_blocks(u, v, rows)
             if cands:
                 return cands
@@ -482,7 +487,12 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
     small = nu * nv <= _SMALL_REGION_CELLS
     if small and set(u).isdisjoint(v):
         return []  # no common token, no candidate (most regions between anchors)
-    cands = _candidates_small(u, v, None if small else _SMALL_REGION_START_CELLS)
+    if small:
+        cands = _candidates_small(u, v)
+    elif nu + nv <= _MID_REGION_TOKENS:
+        cands = _candidates_small(u, v, _SMALL_REGION_START_CELLS)
+    else:
+        cands = None
     if cands is not None:
         if not cands:
             return []
