@@ -36,7 +36,6 @@ Everything here is deterministic: same inputs, same package and analyzer version
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, groupby, pairwise, repeat
@@ -120,14 +119,12 @@ def _candidates_small(
             if cands:
                 return cands
         else:
-            if max_cells is not None:  # counted in C, before any per-token Python work
-                per_bigram = Counter(v_bigrams)
-                if sum(map(per_bigram.get, pairwise(u), repeat(0))) > max_cells:
-                    return None
             starts: dict[tuple[int, int], list[int]] = {}
             for q, bigram in enumerate(v_bigrams):
                 starts.setdefault(bigram, []).append(q)
             rows: list[Sequence[int]] = list(map(starts.get, pairwise(u), repeat(())))
+            if max_cells is not None and sum(map(len, rows)) > max_cells:
+                return None
             cands = _bigram_blocks(u, v, rows)
             if cands:
                 return cands
