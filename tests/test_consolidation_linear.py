@@ -95,3 +95,20 @@ def test_consolidation_matches_literal_dp(pair, max_bridge):
     )
     expected = _literal_groups(atoms, ref, hyp, ref_tokens, hyp_tokens, analyzer, max_bridge)
     assert got == expected
+
+
+# Token characters (enough for the boundary words "and", "or", "nor"), both kinds of joiner,
+# hyphens, dashes and sentence punctuation: intra-word hyphens next to punctuation, hyphens at a
+# bridge's ends, numbers with "." and ",". The bridge test must agree with the frozen v2 one.
+BRIDGE_TEXT = st.text(alphabet="andor3  -.,;—'’", max_size=24)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(BRIDGE_TEXT, st.data())
+def test_bridge_boundary_matches_v2(text, data):
+    tokens = tokenize(text)
+    start = data.draw(st.integers(0, len(tokens)))
+    end = data.draw(st.integers(start, len(tokens)))
+    side = cgd._Side(text, tokens, [t.norm for t in tokens])
+    expected = cgd_v2._bridge_has_boundary((text, text), (tokens, tokens), ((start, end),) * 2)
+    assert cgd._bridge_has_boundary(side, start, end) == expected

@@ -3,6 +3,8 @@ identical tokens, spans and normalized forms on random Unicode text."""
 
 from __future__ import annotations
 
+import re
+
 import text_v1
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -41,6 +43,19 @@ def test_regex_tokenizer_matches_v1_on_any_text(s):
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
 def test_regex_tokenizer_matches_v1_on_ascii(s):
     assert text.tokenize(s) == text_v1.tokenize(s)
+
+
+def _greedy(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The pattern with its possessive quantifiers made plain greedy ones."""
+    return re.compile(pattern.pattern.replace("++", "+").replace(")*+", ")*"))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="ab09'.,- ", max_size=30), st.text(alphabet="TDAJ_", max_size=30))
+def test_possessive_token_patterns_match_like_greedy_ones(ascii_text, class_letters):
+    for pattern, subject in ((text._ASCII_TOKEN, ascii_text), (text._CLASS_TOKEN, class_letters)):
+        spans = [m.span() for m in pattern.finditer(subject)]
+        assert spans == [m.span() for m in _greedy(pattern).finditer(subject)]
 
 
 def test_class_cache_is_bounded(monkeypatch):
