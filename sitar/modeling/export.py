@@ -525,7 +525,14 @@ def quantize_rowwise_int8(
     if targets and not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     onnx.save(model, str(dst))
-    return {"n_quantized": len(targets), "n_fp32": kept, "smoothed_inputs": len(smooth)}
+    # The settings used, so that a record merged over ROWWISE_QUANTIZATION states the real ones.
+    return {
+        "smooth_alpha": smooth_alpha,
+        "fp32_down_projections": fp32_down_projections,
+        "n_quantized": len(targets),
+        "n_fp32": kept,
+        "smoothed_inputs": len(smooth),
+    }
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:

@@ -70,6 +70,7 @@ def test_rewrite_matches_the_documented_arithmetic(tmp_path, smooth):
         tmp_path / "f.onnx", tmp_path / "q.onnx", [{"x": x}], smooth_alpha=smooth
     )
     assert counts["n_quantized"] == 1 and counts["n_fp32"] == 1  # the down projection stays fp32
+    assert counts["smooth_alpha"] == smooth and counts["fp32_down_projections"] is True
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops.count("MatMulIntegerToFloat") == 1 and ops.count("MatMul") == 1
     session = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
@@ -122,3 +123,18 @@ def test_export_records_the_variant_and_stays_close_to_torch(exported):
     # (e.g. a per-row scale applied to a fused bias) is off by far more than this.
     assert np.max(np.abs(got - want)) < 0.1 * spread + 1e-3
     assert np.corrcoef(got, want)[0, 1] > 0.95
+
+
+def test_down_projections_can_be_quantized_too(tmp_path):
+    rng = np.random.default_rng(4)
+    w = (rng.standard_normal((K, N)) * 0.1).astype(np.float32)
+    w_down = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
+    _graph(tmp_path / "f.onnx", w, rng.standard_normal(N).astype(np.float32), w_down)
+    x = rng.standard_normal((2, 5, K)).astype(np.float32)
+    counts = quantize_rowwise_int8(
+        tmp_path / "f.onnx", tmp_path / "q.onnx", [{"x": x}], fp32_down_projections=False
+    )
+    assert counts["n_quantized"] == 2 and counts["n_fp32"] == 0
+    assert counts["fp32_down_projections"] is False  # the record states the setting used
+    ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
+    assert ops.count("MatMulIntegerToFloat") == 2 and "MatMul" not in ops
