@@ -88,16 +88,24 @@ class _ScoreBatch:
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
 
+        from sitar.diagnostics import explain_analyses, explain_many
+
         refs = [_as_text(x, self.ref_col) for x in batch[self.ref_col]]
         hyps = [_as_text(x, self.hyp_col) for x in batch[self.hyp_col]]
-        same_pass = self.explain and self.scorer.head == "gaps"
-        if same_pass:  # one model pass gives both the scores and the explanations
+        explained = None
+        if self.explain and self.scorer.head == "gaps":
+            # One model pass gives both the scores and the explanations.
             analyses = self.scorer.analyze(
                 references=refs, hypotheses=hyps, batch_size=self.batch_size
             )
             result = self.scorer.result_of(analyses)
+            explained = explain_analyses(self.scorer, refs, hyps, analyses)
         else:
             result = self.scorer.score(references=refs, hypotheses=hyps, batch_size=self.batch_size)
+            if self.explain:  # a pair head: one single-gap rescoring call for the whole batch
+                explained = explain_many(
+                    self.scorer, references=refs, hypotheses=hyps, batch_size=self.batch_size
+                )
         out = dict(batch)
         out["score"] = np.asarray(result.scores, dtype=np.float64)
         out["raw"] = np.asarray(result.raw, dtype=np.float64)
@@ -105,15 +113,7 @@ class _ScoreBatch:
         out["identical"] = np.asarray(result.identical, dtype=bool)
         out["n_windows"] = np.asarray(result.n_windows, dtype=np.int64)
         out["signature"] = np.asarray([result.signature] * len(refs), dtype=object)
-        if self.explain:
-            from sitar.diagnostics import explain_analyses, explain_many
-
-            if same_pass:
-                explained = explain_analyses(self.scorer, refs, hyps, analyses)
-            else:  # a pair head: one single-gap rescoring call for the whole batch
-                explained = explain_many(
-                    self.scorer, references=refs, hypotheses=hyps, batch_size=self.batch_size
-                )
+        if explained is not None:
             out["explanation"] = np.asarray(
                 [json.dumps(_json_safe(e.to_dict()), ensure_ascii=False) for e in explained],
                 dtype=object,
