@@ -44,7 +44,6 @@ __all__ = [
     "checkpoint_encoder",
     "load_tokenizer_file",
     "mark_text",
-    "padded_width",
 ]
 
 #: Marker strings around a gap's span (special tokens of a gap-aware checkpoint's tokenizer).
@@ -54,20 +53,9 @@ MARKER_CLOSE = "\u27e7"  # ⟧
 MARKING_VERSION = "1"
 #: Extra graph inputs of a gap-aware model: (B, G, 4) int64 marker positions per gap.
 GAP_INPUTS = ("gap_index",)
-#: Padded sequence widths are multiples of this (see :func:`padded_width`).
-WIDTH_QUANTUM = 16
 
 _PAD_TOKEN_CANDIDATES = ("[PAD]", "<pad>", "<PAD>", "<|pad|>", "[pad]")
 Span = tuple[int, int]
-
-
-def padded_width(length: int, *, quantum: int = WIDTH_QUANTUM) -> int:
-    """The padded width of an input of ``length`` tokens: the next multiple of ``quantum``.
-
-    Batches hold only inputs of one padded width, so the width an input is computed at depends on
-    the input alone, never on its batch neighbours (batch invariance, SPEC §7b).
-    """
-    return max(quantum, -(-int(length) // quantum) * quantum)
 
 
 def _import_tokenizers() -> Any:

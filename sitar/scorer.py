@@ -15,8 +15,8 @@ Two scoring heads exist (the signature names the one used, ``head:gaps`` or ``he
   come out of the same pass (:meth:`Scorer.analyze`, ``explain``).
 * **pair** (SPEC §7): the pair head's raw score, clipped.
 
-Batch invariance: inputs are padded to a width that depends on the input alone (a multiple of 16
-tokens, :func:`sitar.encoding.padded_width`) and batches hold inputs of one width only, so a pair's
+Batch invariance: a batch holds model inputs of one length only, so no input is ever padded and the
+width it is computed at is its own length, so a pair's
 score does not depend on its batch neighbours, the batch size or the input order (measured and
 tested for the fp32, static int8 and row-wise int8 (``int8row``) graphs; dynamic int8 graphs compute
 activation scales per batch and are not batch-invariant, see the README).
@@ -25,8 +25,8 @@ Three rules decide what reaches the model:
 
 * **Identical pairs.** A pair whose SPEC §1 normalised token sequences are equal has no gaps, so its
   score is exactly 0 (SPEC §5) and the model is not called for it.
-* **Width-bucketed batches.** Model inputs are grouped by padded width into batches (little
-  padding); results are scattered back, so the output order is the input order.
+* **Length-bucketed batches.** Model inputs are grouped by their exact token length into batches
+  (no padding at all); results are scattered back, so the output order is the input order.
 * **Long pairs are windowed, never truncated** (strategy version :data:`WINDOWING_VERSION`). When
   the pair encoding ``[CLS] r [SEP] h [SEP]`` is longer than the checkpoint's ``max_length``, the
   pair is segmented with CGD (:func:`sitar.segment`, default analyzer) and cut only inside anchor
@@ -836,12 +836,10 @@ class Scorer:
     ) -> list[_Output]:
         """Model outputs of inputs that all fit, in input order.
 
-        Inputs are grouped by :func:`~sitar.encoding.padded_width` and each batch is padded to
-        that width exactly, so an input is always computed at the same width whatever its
-        neighbours (batch invariance).
+        Inputs are grouped by their exact length, so a batch needs no padding and an input is
+        always computed at its own width whatever its neighbours (batch invariance). (Padding to a
+        multiple of 16 tokens, the first rule, was as invariant but 1.1x slower.)
         """
-        from sitar.encoding import padded_width
-
         out: list[_Output | None] = [None] * len(jobs)
         if not jobs:
             return []
@@ -850,7 +848,7 @@ class Scorer:
                 raise InputError(
                     f"a model input of {len(enc)} tokens exceeds max_length {self.max_length}"
                 )
-        widths = [padded_width(len(e)) for e in jobs]
+        widths = [len(e) for e in jobs]
         by_width: dict[int, list[int]] = {}
         for k in sorted(range(len(jobs)), key=lambda k: (-widths[k], k)):
             by_width.setdefault(widths[k], []).append(k)

@@ -17,7 +17,6 @@ from sitar.encoding import (
     PairEncoder,
     load_tokenizer_file,
     mark_text,
-    padded_width,
 )
 from sitar.errors import CheckpointError, InputError
 
@@ -88,7 +87,6 @@ def test_collate_pads_to_the_requested_width(encoder):
     assert arrays["attention_mask"].sum(axis=1).tolist() == [len(e) for e in encs]
     with pytest.raises(InputError, match="shorter"):
         encoder.collate(encs, ("input_ids",), width=4)
-    assert padded_width(1) == 16 and padded_width(16) == 16 and padded_width(17) == 32
 
 
 def test_plain_tokenizer_has_no_markers():
