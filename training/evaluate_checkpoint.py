@@ -361,7 +361,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET, help="dev set JSONL")
     parser.add_argument("--no-devset", action="store_true", help="skip the dev set")
     parser.add_argument("--records", type=Path, nargs="*", default=[], help="sitar.record/1 files")
-    parser.add_argument("--variant", choices=("int8", "fp32"), default=None)
+    parser.add_argument(
+        "--variant",
+        choices=("fp32", "int8", "int8row"),
+        default=None,
+        help="ONNX variant (default: the checkpoint's onnx.default)",
+    )
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument(
