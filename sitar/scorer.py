@@ -15,11 +15,11 @@ Two scoring heads exist (the signature names the one used, ``head:gaps`` or ``he
   come out of the same pass (:meth:`Scorer.analyze`, ``explain``).
 * **pair** (SPEC §7): the pair head's raw score, clipped.
 
-Batch invariance: a batch holds model inputs of one length only, so no input is ever padded and the
-width it is computed at is its own length, so a pair's
-score does not depend on its batch neighbours, the batch size or the input order (measured and
-tested for the fp32, static int8 and row-wise int8 (``int8row``) graphs; dynamic int8 graphs compute
-activation scales per batch and are not batch-invariant, see the README).
+Batch invariance: a batch holds model inputs of one exact length only, so no input is ever padded
+and each is computed at its own width; a pair's score does not depend on its batch neighbours, the
+batch size or the input order (measured and tested for the fp32, static int8 and row-wise int8
+(``int8row``) graphs; dynamic int8 graphs compute activation scales per batch and are not
+batch-invariant, see the README).
 
 Three rules decide what reaches the model:
 
