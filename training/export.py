@@ -256,6 +256,25 @@ def _add_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     return 0
 
 
+def _drop_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if not args.checkpoint or not args.reason:
+        parser.error("--drop-variant needs --checkpoint and --reason")
+    from sitar.modeling.export import drop_onnx_variant
+
+    try:
+        entry = drop_onnx_variant(
+            args.checkpoint,
+            variant=args.drop_variant,
+            default=args.default_variant,
+            reason=args.reason,
+        )
+    except SitarError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(entry, indent=2))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m training.export",
@@ -270,7 +289,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="instead of exporting a run: build this variant for the existing checkpoint "
         "--checkpoint from its fp32 model.onnx (ONNX -> ONNX), calibrated on --records",
     )
-    parser.add_argument("--checkpoint", help="with --add-variant: the checkpoint folder")
+    parser.add_argument(
+        "--drop-variant",
+        choices=("fp32", "int8", "int8row"),
+        help="instead of exporting a run: delete this variant's graph from the existing "
+        "checkpoint --checkpoint (recorded in parity.json with --reason; a dropped default "
+        "needs --default-variant)",
+    )
+    parser.add_argument("--reason", help="with --drop-variant: why (recorded in parity.json)")
+    parser.add_argument(
+        "--checkpoint", help="with --add-variant or --drop-variant: the checkpoint folder"
+    )
     parser.add_argument("--records", help="with --add-variant: record file (JSONL) of real pairs")
     parser.add_argument(
         "--records-n", type=int, default=256, help="with --add-variant: pairs to use"
@@ -285,7 +314,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="comma-separated ONNX variants: fp32,int8,int8row (int8row: row-wise dynamic int8, "
         "batch-invariant)",
     )
-    parser.add_argument("--default-variant", default="int8", choices=("fp32", "int8", "int8row"))
+    parser.add_argument(
+        "--default-variant",
+        choices=("fp32", "int8", "int8row"),
+        help="default graph of the exported checkpoint (default: int8), or with --drop-variant "
+        "the new default",
+    )
     parser.add_argument("--parity-split", help="record split for the parity pairs")
     parser.add_argument("--parity-n", type=int, default=64, help="number of parity pairs")
     parser.add_argument("--parity-atol", type=float, help="fp32 parity tolerance")
@@ -312,8 +346,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-torch", action="store_true", help="do not ship torch/ weights")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     args = parser.parse_args(argv)
+    if args.add_variant and args.drop_variant:
+        parser.error("--add-variant and --drop-variant are separate steps; run one at a time")
     if args.add_variant:
         return _add_variant(args, parser)
+    if args.drop_variant:
+        return _drop_variant(args, parser)
     if not args.run or not args.out:
         parser.error("--run and --out are required (or --add-variant with --checkpoint)")
     try:
@@ -322,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.out,
             name=args.name,
             variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
-            default_variant=args.default_variant,
+            default_variant=args.default_variant or "int8",
             parity_split=args.parity_split,
             parity_n=args.parity_n,
             include_torch=not args.no_torch,

@@ -49,6 +49,7 @@ __all__ = [
     "ROWWISE_QUANTIZATION",
     "ParityError",
     "add_onnx_variant",
+    "drop_onnx_variant",
     "export_checkpoint",
     "export_onnx",
     "parity_report",
@@ -967,3 +968,79 @@ def add_onnx_variant(
     write_integrity(config.folder)
     CheckpointConfig.load(config.folder)  # the folder verifies with the new graph
     return entry
+
+
+def drop_onnx_variant(
+    folder: str | os.PathLike[str],
+    *,
+    variant: str,
+    default: str | None = None,
+    reason: str,
+) -> dict[str, Any]:
+    """Remove the ``variant`` graph from an exported checkpoint: its file is deleted, its entry in
+    ``sitar_config.json`` becomes ``null``, ``onnx.default`` becomes ``default`` (required when the
+    dropped variant was the default) and the integrity digests are rewritten. ``parity.json`` keeps
+    the dropped variant's measurements and gains a ``dropped_variants`` entry with the file's
+    SHA-256, the previous checkpoint digest and ``reason``, so the checkpoint still records what
+    it was made from. Returns that entry.
+
+    Used to ship one graph per checkpoint (a package file of both fp32 and int8 graphs exceeds
+    common index size limits)."""
+    from dataclasses import replace
+
+    from sitar.integrity import write_integrity
+
+    if not reason or not reason.strip():
+        raise InputError("drop_onnx_variant needs a reason (it is recorded in parity.json)")
+    config = CheckpointConfig.load(folder)
+    if config.folder is None:  # pragma: no cover - load() always sets it
+        raise CheckpointError(f"{folder}: not a loaded checkpoint")
+    available = config.onnx.available
+    if variant not in available:
+        raise InputError(
+            f"checkpoint {config.name!r} has no {variant!r} graph to drop; available: "
+            f"{list(available)}"
+        )
+    remaining = [v for v in available if v != variant]
+    if not remaining:
+        raise InputError(f"cannot drop {variant!r}: it is the checkpoint's only graph")
+    new_default = default if default is not None else config.onnx.default
+    if new_default == variant or new_default is None:
+        raise InputError(
+            f"{variant!r} is the default graph; name the new default (one of {remaining})"
+        )
+    if new_default not in remaining:
+        raise InputError(f"the new default {new_default!r} is not a graph of this checkpoint")
+    path = config.onnx_path(variant)
+    data = json.loads((config.folder / "sitar_config.json").read_text(encoding="utf-8"))
+    entry: dict[str, Any] = {
+        "variant": variant,
+        "file": path.name,
+        "sha256": _file_sha256(path),
+        "previous_checkpoint_digest": data.get("integrity", {}).get("digest"),
+        "previous_default": config.onnx.default,
+        "new_default": new_default,
+        "reason": reason.strip(),
+    }
+    parity_path = config.folder / PARITY_FILE
+    parity = json.loads(parity_path.read_text(encoding="utf-8")) if parity_path.is_file() else {}
+    parity.setdefault("dropped_variants", []).append(entry)
+    onnx_config = replace(
+        config.onnx, files={**dict(config.onnx.files), variant: None}, default=new_default
+    )
+    parity_path.write_text(json.dumps(parity, indent=2) + "\n", encoding="utf-8")
+    replace(config, onnx=onnx_config).save(config.folder)
+    path.unlink()
+    write_integrity(config.folder)
+    CheckpointConfig.load(config.folder)  # the folder verifies without the graph
+    return entry
+
+
+def _file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -53,8 +53,14 @@ def default_scorer():
 def test_shipped_folder_is_in_the_repository():
     config = CheckpointConfig.load(SHIPPED)  # checks that every referenced file exists
     assert config.name == DEFAULT_CHECKPOINT
-    assert config.onnx.default == "fp32" and config.onnx.available == ("fp32",)
+    # one graph per package file: the row-wise int8 graph (batch-invariant); the fp32 graph it
+    # was quantized from is recorded in parity.json, not shipped
+    assert config.onnx.default == "int8row" and config.onnx.available == ("int8row",)
     assert config.extra["scoring"]["head"] == "gaps"
+    parity = json.loads((SHIPPED / "parity.json").read_text(encoding="utf-8"))
+    (dropped,) = parity["dropped_variants"]
+    assert dropped["variant"] == "fp32" and len(dropped["sha256"]) == 64
+    assert parity["int8row"]["quantization"]["fp32_down_projections"] is True
 
 
 def test_default_path_prefers_the_installed_copy(tmp_path, monkeypatch):
@@ -107,10 +113,10 @@ def test_shipped_config_records_how_it_was_made():
 
 def test_load_without_argument_uses_the_shipped_checkpoint(default_scorer):
     assert default_scorer.config.name == DEFAULT_CHECKPOINT
-    assert default_scorer.variant == "fp32" and default_scorer.head == "gaps"
+    assert default_scorer.variant == "int8row" and default_scorer.head == "gaps"
     fields = parse_signature(default_scorer.signature)
     assert re.fullmatch(DEFAULT_CHECKPOINT + r"@[0-9a-f]{8}", fields["ckpt"])  # verified digest
-    assert fields["onnx"] == "fp32" and fields["head"] == "gaps"
+    assert fields["onnx"] == "int8row" and fields["head"] == "gaps"
 
 
 def test_meaning_changes_score_far_above_disfluencies(default_scorer):

@@ -276,3 +276,48 @@ def test_torch_weights_recovered_from_the_onnx_graph(gap_checkpoint, tmp_path):
     assert model.head_config.gap_head
     with pytest.raises(CheckpointError, match="exists"):
         recover(ckpt, tmp_path / "recovered", log=lambda _: None)
+
+
+def test_add_and_drop_variants_of_an_exported_checkpoint(gap_checkpoint, records_file, tmp_path):
+    """``--add-variant int8row --make-default`` rebuilds the row-wise graph from fp32;
+    ``--drop-variant fp32`` then ships one graph: the file goes, the config and digests follow,
+    parity.json records what was dropped, and scores of the remaining graph do not change."""
+    import hashlib
+    import shutil
+
+    from sitar.integrity import checkpoint_id
+    from training.export import main as export_main
+
+    _, ckpt = gap_checkpoint
+    folder = tmp_path / "ckpt"
+    shutil.copytree(ckpt.folder, folder)
+    args = ["--checkpoint", str(folder)]
+    add = ["--add-variant", "int8row", "--records", str(records_file), "--records-n", "8"]
+    assert export_main([*add, *args, "--make-default"]) == 0
+    assert CheckpointConfig.load(folder).onnx.default == "int8row"
+    refs, hyps = zip(*PAIRS, strict=True)
+    before = Scorer.load(folder).score(references=list(refs), hypotheses=list(hyps))
+    before_id = checkpoint_id(CheckpointConfig.load(folder))
+    fp32_sha = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+
+    # dropping the default needs a new default; nothing is touched when refused
+    assert export_main(["--drop-variant", "int8row", *args, "--reason", "test"]) == 2
+    assert (folder / "model.int8row.onnx").is_file()
+    with pytest.raises(SystemExit):  # a reason is required
+        export_main(["--drop-variant", "fp32", *args])
+    assert export_main(["--drop-variant", "fp32", *args, "--reason", "one graph per wheel"]) == 0
+    assert not (folder / "model.onnx").exists()
+    config = CheckpointConfig.load(folder)  # integrity verifies
+    assert config.onnx.available == ("int8", "int8row") and config.onnx.default == "int8row"
+    (dropped,) = json.loads((folder / "parity.json").read_text())["dropped_variants"]
+    assert dropped["sha256"] == fp32_sha and dropped["reason"] == "one graph per wheel"
+    assert dropped["previous_default"] == "int8row" and dropped["new_default"] == "int8row"
+    assert checkpoint_id(config) != before_id  # the digest names the changed folder
+    after = Scorer.load(folder).score(references=list(refs), hypotheses=list(hyps))
+    assert after.raw == before.raw and parse_signature(after.signature)["onnx"] == "int8row"
+    with pytest.raises(CheckpointError, match="no fp32 ONNX file"):
+        Scorer.load(folder, variant="fp32")
+    assert export_main(["--drop-variant", "fp32", *args, "--reason", "again"]) == 2
+    assert export_main(["--drop-variant", "int8", *args, "--reason", "r"]) == 0
+    # the last graph cannot go
+    assert export_main(["--drop-variant", "int8row", *args, "--reason", "r"]) == 2
