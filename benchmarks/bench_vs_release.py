@@ -2,7 +2,8 @@
 
     python benchmarks/bench_vs_release.py --release ac6edcc \
         --checkpoint checkpoints/sitar-minilm-gap-v4 [--variant V] [--checkpoint ... ] \
-        --data records.jsonl [--n 1024] [--rounds 5] [--threads 2] [--json out.json]
+        --data records.jsonl [--task score|explain|report] [--n 1024] [--rounds 5] \
+        [--threads 2] [--json out.json]
 
 ``bench_gap_scoring.py`` runs every checkpoint through *today's* ``sitar``, so an old checkpoint
 there also gets today's batching and pre-processing. The question "is the scorer at least as fast as
@@ -17,6 +18,12 @@ report records which file was imported): load, a warm-up on 64 pairs, then one t
 starting system rotates each round, so a change of machine load hits all of them alike. The report
 gives the median pairs/s of each system and its ratio against the release (the median of the
 per-round ratios, which is robust to rounds where the whole machine was slower).
+
+``--task explain`` and ``--task report`` time what ``sitar explain`` and ``sitar report`` run
+instead (``sitar.diagnostics.explain_many`` over both systems' pairs; ``sitar.report.build_report``
+with its default bootstrap), each with its default method, on two systems over ``--n // 2`` seeded
+references that have two different hypotheses (as ``bench_explain_report.py`` picks them), so a
+release that explains by rescoring every gap is timed as its users ran it.
 """
 
 from __future__ import annotations
@@ -34,33 +41,48 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _provenance import ROOT, provenance
 
-# Runs in a child process: argv = src ckpt variant data n seed threads batch_size.
+# Runs in a child process: argv = src ckpt variant data n seed threads batch_size task pairs.
 CHILD = r"""
 import json, random, sys, time
-src, ckpt, variant, data, n, seed, threads, batch = sys.argv[1:9]
+src, ckpt, variant, data, n, seed, threads, batch, task, pairs = sys.argv[1:11]
 sys.path.insert(0, src)
 import sitar
 from sitar.scorer import Scorer
-with open(data, encoding="utf-8") as f:
-    records = [json.loads(line) for line in f if line.strip()]
-chosen = random.Random(int(seed)).sample(records, min(int(n), len(records)))
-refs = [r["reference"] for r in chosen]
-hyps = [r["hypothesis"] for r in chosen]
 kw = {} if variant == "default" else {"variant": variant}
 scorer = Scorer.load(ckpt, threads=int(threads), **kw)
+if task == "score":
+    with open(data, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    chosen = random.Random(int(seed)).sample(records, min(int(n), len(records)))
+    refs = [r["reference"] for r in chosen]
+    hyps = [r["hypothesis"] for r in chosen]
+    run = lambda: scorer.score(references=refs, hypotheses=hyps, batch_size=int(batch))
+else:
+    with open(pairs, encoding="utf-8") as f:
+        spec = json.load(f)
+    references, systems = spec["references"], spec["systems"]
+    refs = list(references.values()) * len(systems)
+    hyps = [systems[s][u] for s in systems for u in references]
+    if task == "explain":
+        from sitar.diagnostics import explain_many
+        run = lambda: explain_many(scorer, references=refs, hypotheses=hyps, batch_size=int(batch))
+    else:
+        from sitar.report import build_report
+        run = lambda: build_report(scorer, references=references, systems=systems,
+                                   seed=int(seed), batch_size=int(batch))
 scorer.score(references=refs[:64], hypotheses=hyps[:64], batch_size=int(batch))
 t0 = time.perf_counter()
-result = scorer.score(references=refs, hypotheses=hyps, batch_size=int(batch))
+run()
 dt = time.perf_counter() - t0
 words = sum(len(r.split()) for r in refs) / len(refs)
-print(json.dumps({"pairs_per_s": len(refs) / dt, "signature": result.signature,
+print(json.dumps({"pairs_per_s": len(refs) / dt, "signature": scorer.signature,
                   "sitar_file": sitar.__file__, "n": len(refs), "mean_reference_words": words}))
 """
 
 
 def _time_once(src: Path, ckpt: str, variant: str, args: argparse.Namespace) -> dict[str, Any]:
     cmd = [sys.executable, "-c", CHILD, str(src), ckpt, variant, args.data, str(args.n)]
-    cmd += [str(args.seed), str(args.threads), str(args.batch_size)]
+    cmd += [str(args.seed), str(args.threads), str(args.batch_size), args.task, args.pairs or ""]
     env = dict(os.environ, PYTHONPATH=str(src))
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(src))
     if out.returncode != 0:
@@ -97,6 +119,13 @@ def main(argv: list[str] | None = None) -> int:
         "--variant", action="append", help="ONNX variant, once per --checkpoint ('default')"
     )
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
+    p.add_argument(
+        "--task",
+        choices=("score", "explain", "report"),
+        default="score",
+        help="what to time: Scorer.score on --n records, or explain_many / build_report (the "
+        "CLI's explain and report, default method) on two systems of --n // 2 references",
+    )
     p.add_argument("--n", type=int, default=1024)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
@@ -108,6 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(variants) != len(args.checkpoint):
         p.error("give --variant once per --checkpoint (or not at all)")
     args.data = str(Path(args.data).resolve())
+    args.pairs = None
+    if args.task != "score":
+        from bench_explain_report import two_systems
+
+        refs, two = two_systems(args.data, max(1, args.n // 2), args.seed)
+        fd, args.pairs = tempfile.mkstemp(prefix="sitar-bench-pairs-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"references": refs, "systems": two}, fh)
 
     tree, made = _worktree(args.release, args.release_dir)
     try:
@@ -120,8 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             order = systems[r % len(systems) :] + systems[: r % len(systems)]
             for name, src, ckpt, variant in order:
                 runs[name].append(_time_once(src, ckpt, variant, args))
-                print(f"round {r + 1}: {name}: {runs[name][-1]['pairs_per_s']:.1f} pairs/s")
+                rate = runs[name][-1]["pairs_per_s"]
+                print(f"round {r + 1}: {args.task} {name}: {rate:.1f} pairs/s")
     finally:
+        if args.pairs:
+            Path(args.pairs).unlink(missing_ok=True)
         if made:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
@@ -129,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     base = [x["pairs_per_s"] for x in runs["release"]]
     report: dict[str, Any] = {
+        "task": args.task,
         "release": args.release,
         "n": runs["release"][0]["n"],
         "mean_reference_words": runs["release"][0]["mean_reference_words"],
