@@ -1,0 +1,191 @@
+"""Throughput of a SITAR checkpoint against a DeBERTa-v3-large cross-encoder of the paper's shape.
+
+    python benchmarks/bench_vs_large.py --data records.jsonl [--checkpoint CKPT] [--n 256] \
+        [--rounds 3] [--threads 2] [--large-dir FOLDER] [--json out.json]
+
+The paper's scorer is a DeBERTa-v3-large cross-encoder with a pair head, exported to ONNX and
+quantized to dynamic int8 (what ``python -m training.export`` does for a pair-head model). Its
+pretrained weights cannot be downloaded here, and speed does not depend on weight values, so this
+script builds a model of exactly that shape with **random weights** (the public
+``microsoft/deberta-v3-large`` configuration: 24 layers, hidden size 1024, 16 heads, FFN 4096,
+relative attention with 256 position buckets, shared attention keys, ``p2c``/``c2p``), exports it
+with this package's own exporter (fp32 parity check against torch, then dynamic int8), and times it
+through the same :class:`~sitar.scorer.Scorer` as the checkpoint under test. The large model uses the
+checkpoint's tokenizer with the embedding table resized to it (the real model's 128k-entry
+SentencePiece table only changes an embedding lookup, not the work per token; English words
+tokenize to about the same number of pieces). Building needs torch and transformers and takes a few
+minutes; ``--large-dir`` keeps the built folder for later runs.
+
+Both scorers score the same ``--n`` seeded pairs of ``--data`` (a JSONL file with ``reference`` and
+``hypothesis`` fields), taking turns for ``--rounds`` rounds after a warm-up; the report gives
+pairs/s per round, their medians and the median of the per-round ratios. Issue #11 asks for at
+least 50x. This is a benchmark, not a test; machines here are noisy, so compare ratios from one
+run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _provenance import provenance
+
+#: ``microsoft/deberta-v3-large``'s public ``config.json`` (architecture fields; the vocabulary
+#: size is set from the tokenizer used).
+DEBERTA_V3_LARGE: dict[str, Any] = {
+    "hidden_size": 1024,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "intermediate_size": 4096,
+    "hidden_act": "gelu",
+    "max_position_embeddings": 512,
+    "relative_attention": True,
+    "position_buckets": 256,
+    "norm_rel_ebd": "layer_norm",
+    "share_att_key": True,
+    "pos_att_type": ["p2c", "c2p"],
+    "position_biased_input": False,
+    "max_relative_positions": -1,
+    "type_vocab_size": 0,
+    "layer_norm_eps": 1e-7,
+    "pad_token_id": 0,
+}
+LARGE_NAME = "deberta-v3-large-shape-random"
+
+
+def _pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                r = json.loads(line)
+                rows.append((r["reference"], r["hypothesis"]))
+    if not rows:
+        raise SystemExit(f"{path}: no pairs")
+    chosen = random.Random(seed).sample(rows, min(n, len(rows)))
+    return [r for r, _ in chosen], [h for _, h in chosen]
+
+
+def build_large(folder: Path, tokenizer_file: Path, refs: list[str], hyps: list[str]) -> Path:
+    """Write a DeBERTa-v3-large-shaped pair-head checkpoint with random weights into ``folder``
+    (dynamic int8 graph, as the first-wave export made for pair-head models)."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import DebertaV2Config
+
+    from sitar.modeling import HeadConfig, build_regressor
+    from sitar.modeling.export import export_checkpoint
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    config = DebertaV2Config(vocab_size=tokenizer.get_vocab_size(), **DEBERTA_V3_LARGE)
+    torch.manual_seed(0)
+    model = build_regressor(config, HeadConfig(pooling="cls")).eval()
+    export_checkpoint(
+        model,
+        tokenizer,
+        folder,
+        name=LARGE_NAME,
+        backbone="random weights in the shape of microsoft/deberta-v3-large (speed only)",
+        max_length=512,
+        references=refs[:4],
+        hypotheses=hyps[:4],
+        variants=("int8",),
+        default_variant="int8",
+        include_torch=False,
+        overwrite=True,
+    )
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sitar.checkpoint import CheckpointConfig, default_checkpoint_path
+    from sitar.scorer import Scorer
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", required=True, help="JSONL with reference and hypothesis fields")
+    p.add_argument("--checkpoint", help="checkpoint under test (default: the packaged one)")
+    p.add_argument("--variant", help="its ONNX variant (default: the checkpoint's default)")
+    p.add_argument("--n", type=int, default=256)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--large-dir", help="folder for the built large checkpoint (kept; reused)")
+    p.add_argument("--json", help="write the report here")
+    args = p.parse_args(argv)
+
+    refs, hyps = _pairs(args.data, args.n, args.seed)
+    ckpt = Path(args.checkpoint) if args.checkpoint else default_checkpoint_path()
+    tokenizer_file = CheckpointConfig.load(ckpt).tokenizer_path
+    tmp = None
+    if args.large_dir:
+        large = Path(args.large_dir)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="sitar-large-")
+        large = Path(tmp.name) / LARGE_NAME
+    if not (large / "sitar_config.json").is_file():
+        t0 = time.perf_counter()
+        build_large(large, tokenizer_file, refs, hyps)
+        print(f"built {large} in {time.perf_counter() - t0:.0f} s", flush=True)
+    kw = {"variant": args.variant} if args.variant else {}
+    systems = {
+        "checkpoint": Scorer.load(ckpt, threads=args.threads, **kw),
+        "large": Scorer.load(large, threads=args.threads),
+    }
+    for scorer in systems.values():  # warm-up
+        scorer.score(references=refs[:16], hypotheses=hyps[:16], batch_size=args.batch_size)
+    rates: dict[str, list[float]] = {name: [] for name in systems}
+    names = list(systems)
+    for r in range(args.rounds):
+        for name in names[r % 2 :] + names[: r % 2]:
+            t0 = time.perf_counter()
+            systems[name].score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
+            rates[name].append(len(refs) / (time.perf_counter() - t0))
+            print(f"round {r + 1}: {name}: {rates[name][-1]:.2f} pairs/s", flush=True)
+    ratios = [a / b for a, b in zip(rates["checkpoint"], rates["large"], strict=True)]
+    report = {
+        "n": len(refs),
+        "mean_reference_words": sum(len(x.split()) for x in refs) / len(refs),
+        "threads": args.threads,
+        "batch_size": args.batch_size,
+        "data": str(args.data),
+        "systems": {
+            name: {
+                "signature": systems[name].signature,
+                "pairs_per_s": rates[name],
+                "median_pairs_per_s": statistics.median(rates[name]),
+            }
+            for name in systems
+        },
+        "large_model": {
+            "config": DEBERTA_V3_LARGE,
+            "weights": "random (seed 0)",
+            "int8": "dynamic",
+        },
+        "ratio_checkpoint_vs_large": statistics.median(ratios),
+        "ratios_per_round": ratios,
+        "provenance": provenance(),
+    }
+    print(
+        f"{report['n']} pairs, mean {report['mean_reference_words']:.1f} reference words: "
+        f"checkpoint {report['systems']['checkpoint']['median_pairs_per_s']:.1f} pairs/s, "
+        f"large {report['systems']['large']['median_pairs_per_s']:.2f} pairs/s, "
+        f"ratio {report['ratio_checkpoint_vs_large']:.1f}x"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if tmp is not None:
+        tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
