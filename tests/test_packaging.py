@@ -39,7 +39,19 @@ def test_public_api_all_is_strings():
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    return build_wheel(ROOT, tmp_path_factory.mktemp("wheel"))
+    """The wheel of a clean copy of the project's files: building in the checkout itself would
+    pick up whatever an earlier build left in its ignored ``build/`` folder (setuptools copies
+    into ``build/lib`` and never deletes there), such as a graph since dropped from the
+    checkpoint."""
+    import shutil
+
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, src / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for name in ("sitar", "checkpoints"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    return build_wheel(src, tmp_path_factory.mktemp("wheel"))
 
 
 def test_package_list_names_every_subpackage():
@@ -74,6 +86,11 @@ def test_wheel_contents(wheel):
     ]
     for name in wanted:
         assert f"sitar/checkpoints_data/{DEFAULT_CHECKPOINT}/{name}" in names, name
+    # no stray graphs: only the files the config names (a dropped variant stays dropped) ...
+    graphs = {n.rsplit("/", 1)[1] for n in names if n.endswith(".onnx")}
+    assert graphs == set(filter(None, config["onnx"]["files"].values()))
+    # ... and the wheel fits PyPI's default upload limit of 100 MB per file
+    assert Path(wheel).stat().st_size < 100 * 1000 * 1000
     # the Apache-2.0 LICENSE travels in the wheel, and the metadata names it as an SPDX id
     licenses = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
     assert licenses, names
