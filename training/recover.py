@@ -93,7 +93,20 @@ def recover(
     out = Path(out)
     config = CheckpointConfig.load(checkpoint)
     if not config.onnx.files.get("fp32"):
-        raise CheckpointError(f"{checkpoint}: no fp32 ONNX graph to recover weights from")
+        hint = ""
+        parity = checkpoint / "parity.json"
+        try:
+            dropped = json.loads(parity.read_text(encoding="utf-8")).get("dropped_variants", [])
+        except (OSError, ValueError, AttributeError):
+            dropped = []
+        for entry in dropped if isinstance(dropped, list) else []:
+            if isinstance(entry, dict) and entry.get("variant") == "fp32":
+                hint = (
+                    f"; its fp32 graph {entry.get('file')} (SHA-256 {entry.get('sha256')}) was "
+                    f"dropped from the folder: {str(entry.get('reason')).rstrip('.')}. Recover "
+                    "from the folder as it was before the drop (see its model card)"
+                )
+        raise CheckpointError(f"{checkpoint}: no fp32 ONNX graph to recover weights from{hint}")
     onnx_path = config.onnx_path("fp32")
     state = graph_state_dict(onnx_path)
     emb_key = "backbone.embeddings.word_embeddings.weight"

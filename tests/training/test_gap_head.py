@@ -317,6 +317,13 @@ def test_add_and_drop_variants_of_an_exported_checkpoint(gap_checkpoint, records
     assert after.raw == before.raw and parse_signature(after.signature)["onnx"] == "int8row"
     with pytest.raises(CheckpointError, match="no fp32 ONNX file"):
         Scorer.load(folder, variant="fp32")
+    from training.recover import recover
+
+    with pytest.raises(
+        CheckpointError,
+        match=rf"{fp32_sha}\) was dropped from the folder: one graph per wheel\. Recover",
+    ):
+        recover(folder, tmp_path / "recovered", log=lambda _: None)
     assert export_main(["--drop-variant", "fp32", *args, "--reason", "again"]) == 2
     assert export_main(["--drop-variant", "int8", *args, "--reason", "r"]) == 0
     # the last graph cannot go
