@@ -57,6 +57,7 @@ __all__ = [
     "check_symlinks",
     "checkpoint_id",
     "compute_integrity",
+    "sha256_file",
     "verify_checkpoint",
     "write_integrity",
 ]
@@ -86,7 +87,8 @@ class IntegrityStatus:
         return self.digest[:SHORT_DIGEST_LEN] + ("" if self.verified else "-unverified")
 
 
-def _sha256_file(path: Path) -> str:
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -135,7 +137,7 @@ def compute_integrity(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
         path = folder / name
         if not path.is_file():
             raise CheckpointError(f"checkpoint {str(folder)!r}: {name!r} does not exist")
-        files[name] = _sha256_file(path)
+        files[name] = sha256_file(path)
     covered = _covered(data)
     fields_sha = _fields_digest(data, covered)
     return {
@@ -212,7 +214,7 @@ def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
                     f"checkpoint {str(folder)!r} failed its integrity check: {name!r} has a "
                     "recorded digest but is missing"
                 )
-            actual["files"][name] = _sha256_file(path)
+            actual["files"][name] = sha256_file(path)
         if actual["files"][name] != digest:
             raise CheckpointError(
                 f"checkpoint {str(folder)!r} failed its integrity check: {name!r} differs from "

@@ -204,13 +204,9 @@ def _eval_record(run_dir: Path, step: int) -> dict[str, Any]:
 
 
 def _sha256(path: Path) -> str:
-    import hashlib
+    from sitar.integrity import sha256_file
 
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return "sha256:" + h.hexdigest()
+    return "sha256:" + sha256_file(path)
 
 
 def add_variant(
@@ -238,36 +234,32 @@ def add_variant(
     )
 
 
-def _add_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    if not args.checkpoint or not args.records:
-        parser.error("--add-variant needs --checkpoint and --records")
-    try:
-        entry = add_variant(
-            args.checkpoint,
-            args.records,
-            variant=args.add_variant,
-            n=args.records_n,
-            make_default=args.make_default,
-        )
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(json.dumps(entry, indent=2))
-    return 0
-
-
-def _drop_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    if not args.checkpoint or not args.reason:
-        parser.error("--drop-variant needs --checkpoint and --reason")
+def _edit_checkpoint(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``--add-variant`` / ``--drop-variant`` on an exported folder; prints the recorded entry."""
     from sitar.modeling.export import drop_onnx_variant
 
+    if args.add_variant and args.drop_variant:
+        parser.error("--add-variant and --drop-variant are separate steps; run one at a time")
+    if args.add_variant and (not args.checkpoint or not args.records):
+        parser.error("--add-variant needs --checkpoint and --records")
+    if args.drop_variant and (not args.checkpoint or not args.reason):
+        parser.error("--drop-variant needs --checkpoint and --reason")
     try:
-        entry = drop_onnx_variant(
-            args.checkpoint,
-            variant=args.drop_variant,
-            default=args.default_variant,
-            reason=args.reason,
-        )
+        if args.add_variant:
+            entry = add_variant(
+                args.checkpoint,
+                args.records,
+                variant=args.add_variant,
+                n=args.records_n,
+                make_default=args.make_default,
+            )
+        else:
+            entry = drop_onnx_variant(
+                args.checkpoint,
+                variant=args.drop_variant,
+                default=args.default_variant,
+                reason=args.reason,
+            )
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -346,12 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-torch", action="store_true", help="do not ship torch/ weights")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     args = parser.parse_args(argv)
-    if args.add_variant and args.drop_variant:
-        parser.error("--add-variant and --drop-variant are separate steps; run one at a time")
-    if args.add_variant:
-        return _add_variant(args, parser)
-    if args.drop_variant:
-        return _drop_variant(args, parser)
+    if args.add_variant or args.drop_variant:
+        return _edit_checkpoint(args, parser)
     if not args.run or not args.out:
         parser.error("--run and --out are required (or --add-variant with --checkpoint)")
     try:

@@ -988,7 +988,7 @@ def drop_onnx_variant(
     common index size limits)."""
     from dataclasses import replace
 
-    from sitar.integrity import write_integrity
+    from sitar.integrity import sha256_file, write_integrity
 
     if not reason or not reason.strip():
         raise InputError("drop_onnx_variant needs a reason (it is recorded in parity.json)")
@@ -1016,7 +1016,7 @@ def drop_onnx_variant(
     entry: dict[str, Any] = {
         "variant": variant,
         "file": path.name,
-        "sha256": _file_sha256(path),
+        "sha256": sha256_file(path),
         "previous_checkpoint_digest": data.get("integrity", {}).get("digest"),
         "previous_default": config.onnx.default,
         "new_default": new_default,
@@ -1034,13 +1034,3 @@ def drop_onnx_variant(
     write_integrity(config.folder)
     CheckpointConfig.load(config.folder)  # the folder verifies without the graph
     return entry
-
-
-def _file_sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
