@@ -16,8 +16,7 @@ SentencePiece table only changes an embedding lookup, not the work per token; En
 tokenize to about the same number of pieces). Building needs torch and transformers and takes a few
 minutes; ``--large-dir`` keeps the built folder for later runs.
 
-Both scorers score the same ``--n`` seeded pairs of ``--data`` (a JSONL file with ``reference`` and
-``hypothesis`` fields), taking turns for ``--rounds`` rounds after a warm-up; the report gives
+Both scorers score the same ``--n`` seeded pairs of the record file ``--data``, taking turns for ``--rounds`` rounds after a warm-up; the report gives
 pairs/s per round, their medians and the median of the per-round ratios. Issue #11 asks for at
 least 50x. This is a benchmark, not a test; machines here are noisy, so compare ratios from one
 run.
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -37,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _provenance import provenance
+from bench_gap_scoring import sample_pairs
 
 #: ``microsoft/deberta-v3-large``'s public ``config.json`` (architecture fields; the vocabulary
 #: size is set from the tokenizer used).
@@ -59,19 +58,6 @@ DEBERTA_V3_LARGE: dict[str, Any] = {
     "pad_token_id": 0,
 }
 LARGE_NAME = "deberta-v3-large-shape-random"
-
-
-def _pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                r = json.loads(line)
-                rows.append((r["reference"], r["hypothesis"]))
-    if not rows:
-        raise SystemExit(f"{path}: no pairs")
-    chosen = random.Random(seed).sample(rows, min(n, len(rows)))
-    return [r for r, _ in chosen], [h for _, h in chosen]
 
 
 def build_large(folder: Path, tokenizer_file: Path, refs: list[str], hyps: list[str]) -> Path:
@@ -110,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     from sitar.scorer import Scorer
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", required=True, help="JSONL with reference and hypothesis fields")
+    p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
     p.add_argument("--checkpoint", help="checkpoint under test (default: the packaged one)")
     p.add_argument("--variant", help="its ONNX variant (default: the checkpoint's default)")
     p.add_argument("--n", type=int, default=256)
@@ -122,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", help="write the report here")
     args = p.parse_args(argv)
 
-    refs, hyps = _pairs(args.data, args.n, args.seed)
+    refs, hyps = sample_pairs(args.data, args.n, args.seed)
     ckpt = Path(args.checkpoint) if args.checkpoint else default_checkpoint_path()
     tokenizer_file = CheckpointConfig.load(ckpt).tokenizer_path
     tmp = None

@@ -93,19 +93,19 @@ def recover(
     out = Path(out)
     config = CheckpointConfig.load(checkpoint)
     if not config.onnx.files.get("fp32"):
-        hint = ""
-        parity = checkpoint / "parity.json"
+        from sitar.modeling.export import read_parity
+
         try:
-            dropped = json.loads(parity.read_text(encoding="utf-8")).get("dropped_variants", [])
-        except (OSError, ValueError, AttributeError):
+            dropped = read_parity(checkpoint).get("dropped_variants", [])
+        except CheckpointError:  # no parity.json: nothing recorded
             dropped = []
-        for entry in dropped if isinstance(dropped, list) else []:
-            if isinstance(entry, dict) and entry.get("variant") == "fp32":
-                hint = (
-                    f"; its fp32 graph {entry.get('file')} (SHA-256 {entry.get('sha256')}) was "
-                    f"dropped from the folder: {str(entry.get('reason')).rstrip('.')}. Recover "
-                    "from the folder as it was before the drop (see its model card)"
-                )
+        hint = "".join(
+            f"; its fp32 graph {e['file']} (SHA-256 {e['sha256']}) was dropped from the folder: "
+            f"{e['reason'].rstrip('.')}. Recover from the folder as it was before the drop (see "
+            "its model card)"
+            for e in dropped
+            if e.get("variant") == "fp32"
+        )
         raise CheckpointError(f"{checkpoint}: no fp32 ONNX graph to recover weights from{hint}")
     onnx_path = config.onnx_path("fp32")
     state = graph_state_dict(onnx_path)

@@ -32,7 +32,7 @@ import torch
 from torch import Tensor, nn
 
 from sitar._version import __version__
-from sitar.checkpoint import CheckpointConfig, OnnxConfig
+from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, OnnxConfig
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.modeling.model import (
     THRESHOLDS,
@@ -1012,7 +1012,7 @@ def drop_onnx_variant(
     if new_default not in remaining:
         raise InputError(f"the new default {new_default!r} is not a graph of this checkpoint")
     path = config.onnx_path(variant)
-    data = json.loads((config.folder / "sitar_config.json").read_text(encoding="utf-8"))
+    data = json.loads((config.folder / CONFIG_FILE).read_text(encoding="utf-8"))
     entry: dict[str, Any] = {
         "variant": variant,
         "file": path.name,
