@@ -30,7 +30,15 @@ def _cmd_build(args: argparse.Namespace) -> int:
         systems=systems,
         short_commands=not args.no_short_commands,
     )
-    counts = run_build(args.out, config, log=_log, stop_after_s=args.stop_after, jobs=args.jobs)
+    counts = run_build(
+        args.out,
+        config,
+        log=_log,
+        stop_after_s=args.stop_after,
+        jobs=args.jobs,
+        splits=args.splits.split(",") if args.splits else None,
+        split_seed=args.split_seed,
+    )
     _log(f"decodes per system: {counts}")
     if args.no_export:
         return 0
@@ -95,9 +103,17 @@ def _cmd_labels(args: argparse.Namespace) -> int:
 def _cmd_ab_build(args: argparse.Namespace) -> int:
     from annotation.asr.ab import build_ab
 
-    m = build_ab(args.out, args.dest, n=args.n, seed=args.seed)
+    m = build_ab(
+        args.out,
+        args.dest,
+        n=args.n or None,
+        seed=args.seed,
+        splits=args.splits.split(","),
+        exclude=args.exclude,
+    )
     _log(
-        f"wrote {m['items']} A/B items {m['per_split']} to {args.dest} (ab_blind.csv: for the judge)"
+        f"wrote {m['items']} A/B items {m['per_split']} to {args.dest} (ab_blind.csv: for the "
+        f"judge); {m['excluded_references']} references of --exclude left out"
     )
     return 0
 
@@ -170,6 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=1, help="decoding processes (the output does not depend on it)"
     )
     b.add_argument("--no-short-commands", action="store_true", help="leave out the short commands")
+    b.add_argument(
+        "--splits",
+        help="decode only the references of these splits, comma-separated (e.g. validation); "
+        "the split is export's, at --split-seed",
+    )
     b.add_argument("--no-export", action="store_true", help="decode only (no pairs, sheets)")
     _export_flags(b)
     b.set_defaults(func=_cmd_build)
@@ -190,8 +211,20 @@ def build_parser() -> argparse.ArgumentParser:
     ab = sub.add_parser("ab-build", help="A/B items from held-out references (no metric used)")
     ab.add_argument("out", type=Path, help="the build folder (pairs.jsonl)")
     ab.add_argument("--dest", type=Path, required=True, help="folder for ab_items / ab_blind")
-    ab.add_argument("--n", type=int, default=240)
+    ab.add_argument("--n", type=int, default=240, help="items (0: every eligible reference)")
     ab.add_argument("--seed", type=int, default=17)
+    ab.add_argument(
+        "--splits",
+        default="test,validation",
+        help="splits to draw references from, in this order, comma-separated",
+    )
+    ab.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="an A/B set JSONL whose references are left out (repeatable)",
+    )
     ab.set_defaults(func=_cmd_ab_build)
     abm = sub.add_parser("ab-merge", help="join a judge's filled ab_blind.csv into the public set")
     abm.add_argument("folder", type=Path, help="the ab-build folder")

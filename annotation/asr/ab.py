@@ -42,14 +42,20 @@ def build_ab(
     build: str | Path,
     out: str | Path,
     *,
-    n: int = 240,
+    n: int | None = 240,
     seed: int = 17,
     splits: Sequence[str] = ("test", "validation"),
+    exclude: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
-    """Choose ``n`` items (one per reference) from the build's decodes; see the module doc."""
+    """Choose ``n`` items (one per reference) from the build's decodes; see the module doc.
+
+    ``n=None`` takes every eligible reference. ``exclude``: A/B set files (``sitar-ab-1`` JSONL)
+    whose references are left out, so that a second set (for example a validation set for model
+    selection) shares no reference with a published one."""
     build, out = Path(build), Path(out)
-    if n < 1:
-        raise InputError(f"n must be >= 1, got {n}")
+    if n is not None and n < 1:
+        raise InputError(f"n must be >= 1 or None (all), got {n}")
+    excluded = {it["reference_id"] for path in exclude for it in load_ab(path)}
     pairs_path = build / "pairs.jsonl"
     if not pairs_path.is_file():
         raise InputError(f"{pairs_path} not found; run `python -m annotation.asr export` first")
@@ -61,10 +67,12 @@ def build_ab(
     items: list[dict[str, Any]] = []
     rng = random.Random(f"{seed}:ab")
     for split in splits:
-        refs = sorted(rid for rid, ps in by_ref.items() if ps[0]["split"] == split)
+        refs = sorted(
+            rid for rid, ps in by_ref.items() if ps[0]["split"] == split and rid not in excluded
+        )
         rng.shuffle(refs)
         for rid in refs:
-            if len(items) >= n:
+            if n is not None and len(items) >= n:
                 break
             ps = sorted(by_ref[rid], key=lambda p: p["system"])
             candidates = [
@@ -92,7 +100,9 @@ def build_ab(
                     "split": split,
                 }
             )
-    if len(items) < n:
+    if n is None and not items:
+        raise InputError(f"no reference of splits {list(splits)} has two differing transcripts")
+    if n is not None and len(items) < n:
         raise InputError(
             f"only {len(items)} references of splits {list(splits)} have two differing "
             f"transcripts; decode more references or lower n ({n})"
@@ -113,6 +123,7 @@ def build_ab(
         "items": len(items),
         "per_split": {s: sum(it["split"] == s for it in items) for s in splits},
         "seed": seed,
+        "excluded_references": len(excluded),
     }
 
 

@@ -38,9 +38,18 @@ from pathlib import Path
 from typing import Any
 
 from annotation.asr.arpa import build_model, write_arpa
-from annotation.asr.corpus import AsrReference, dictionary_entries, lm_sentences, load_references
+from annotation.asr.corpus import (
+    AsrReference,
+    dictionary_entries,
+    group_splits,
+    lm_sentences,
+    load_references,
+)
 from annotation.asr.systems import DEFAULT_SYSTEMS, SystemConfig
 from sitar.errors import InputError, MissingDependencyError, SitarError
+
+#: The splits of the grouped split (:func:`annotation.asr.corpus.group_splits`).
+SPLITS = ("train", "validation", "test")
 
 __all__ = [
     "BuildConfig",
@@ -431,18 +440,43 @@ def run_build(
     log: Callable[[str], None] = print,
     stop_after_s: float | None = None,
     jobs: int = 1,
+    splits: Sequence[str] | None = None,
+    split_seed: int = 13,
 ) -> dict[str, int]:
     """Prepare, then decode every missing (system, reference); returns decodes per system.
 
     ``stop_after_s`` stops cleanly (after a finished utterance) once that many seconds passed;
     a later run continues where it stopped. ``jobs`` decodes in that many processes (the rows
-    are the same; only their order in the files differs).
+    are the same; only their order in the files differs). ``splits`` decodes only the references
+    whose group falls in those splits of the grouped split at ``split_seed``
+    (:func:`annotation.asr.corpus.group_splits`, the split that ``export`` writes): for example
+    the held-out references only, to draw an evaluation set without decoding the training ones.
+    Neither changes any decode; a later run without ``splits`` decodes the rest.
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise InputError(f"jobs must be an integer >= 1, got {jobs!r}")
+    if splits is not None:
+        unknown = sorted(set(splits) - set(SPLITS))
+        if unknown or not splits:
+            raise InputError(
+                f"splits must be a non-empty subset of {list(SPLITS)}, got {list(splits)!r}"
+            )
     out = Path(out)
     t0 = time.monotonic()
     ordered, _manifest = prepare(out, config, Path(pool_root))
+    if splits is not None:
+        # Over every reference of references.jsonl, as export draws it (the split depends on
+        # the whole set of groups), not only the ``limit`` ones.
+        listed = [
+            json.loads(line)
+            for line in (out / "references.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        split_of = group_splits(
+            ((r["group"], bool(r.get("short"))) for r in listed), split_seed=split_seed
+        )
+        ordered = [r for r in ordered if split_of[r.group] in splits]
+        log(f"decoding only the {len(ordered)} references of splits {sorted(set(splits))}")
     (out / "decodes").mkdir(parents=True, exist_ok=True)
     done = {
         s.id: set(read_decodes(out / "decodes" / f"{s.id}.jsonl", repair=True))

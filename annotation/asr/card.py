@@ -230,7 +230,9 @@ def render_card(out: str | Path, *, name: str = "sitar-asr-v1") -> str:
         "and fsynced; a torn last line is cut off), and ends by writing `pairs.jsonl`, "
         "`splits.json`, `summary.json` and `sheets/`. `--jobs N` decodes in N processes (the "
         "rows do not depend on it: every utterance is decoded from a fresh front end). "
-        "`--stop-after SECONDS` stops cleanly; "
+        "`--stop-after SECONDS` stops cleanly; `--splits validation` decodes only the "
+        "references of those splits (the split `export` draws, at `--split-seed`), for an "
+        "evaluation set; "
         "`export` re-writes pairs, split and sheets from the decodes so far; "
         "`python -m annotation.asr card OUT --out data_cards/sitar-asr-v1.md` renders this card.",
         "",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +30,18 @@ from annotation.synth.numbers import NUMBER_WORDS
 from annotation.synth.slots import _FIRST, _LAST  # the generator's name lists
 from sitar.errors import InputError
 
-__all__ = ["AsrReference", "fold_of", "lm_sentences", "load_references", "perturb"]
+__all__ = [
+    "SPLIT_FRACTIONS",
+    "AsrReference",
+    "fold_of",
+    "group_splits",
+    "lm_sentences",
+    "load_references",
+    "perturb",
+]
+
+#: train / validation / test shares of the grouped split (:func:`group_splits`).
+SPLIT_FRACTIONS = (0.75, 0.10, 0.15)
 
 _WEEKDAYS = tuple(w.lower() for w in lexicon.WEEKDAYS)
 _MONTHS = tuple(m.lower() for m in lexicon.MONTHS)
@@ -68,6 +79,26 @@ def fold_of(group: str, *, folds: int, seed: int) -> int:
     """Fold of a pool item: a hash of the seed and the id (stable under pool additions)."""
     digest = hashlib.sha256(f"{seed}:fold:{group}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % folds
+
+
+def group_splits(groups: Iterable[tuple[str, bool]], *, split_seed: int) -> dict[str, str]:
+    """The split of every group (pool item or template id, or short command id): ``groups`` are
+    ``(group, short)`` pairs. Pool groups and short commands are drawn separately, each like the
+    synthetic generator's (:func:`annotation.synth.generate.assign_group_splits`, 75 / 10 / 15),
+    so a group lands in the same split here as in the synthetic corpora at the same seed. It
+    depends only on the set of groups and the seed: :func:`annotation.asr.export.collect` and
+    ``build --splits`` agree."""
+    from annotation.synth.generate import assign_group_splits
+
+    groups = list(groups)
+    pool = {g for g, short in groups if not short}
+    short_groups = {g for g, short in groups if short}
+    split_of = assign_group_splits(pool, fractions=SPLIT_FRACTIONS, seed=split_seed)
+    if short_groups:
+        split_of.update(
+            assign_group_splits(short_groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
+        )
+    return dict(sorted(split_of.items()))
 
 
 def load_references(

@@ -25,13 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from annotation.asr.build import _write_json, _write_lines, read_decodes
+from annotation.asr.corpus import SPLIT_FRACTIONS, group_splits
 from annotation.asr.records import make_pair, read_pairs, system_wer, write_pairs
 from sitar import segment
 from sitar.errors import InputError
 
 __all__ = ["SPLIT_FRACTIONS", "collect", "export_sheets"]
-
-SPLIT_FRACTIONS = (0.75, 0.10, 0.15)
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -52,8 +51,6 @@ def collect(out: str | Path, *, split_seed: int = DEFAULT_SPLIT_SEED) -> dict[st
 
     The split is drawn like the synthetic generator's: pool items and templates together, short
     commands on their own (:func:`annotation.synth.generate.assign_group_splits`, 75/10/15)."""
-    from annotation.synth.generate import assign_group_splits
-
     out = Path(out)
     if not (out / "manifest.json").is_file():
         raise InputError(
@@ -61,14 +58,9 @@ def collect(out: str | Path, *, split_seed: int = DEFAULT_SPLIT_SEED) -> dict[st
         )
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     refs = {r["id"]: r for r in _read_jsonl(out / "references.jsonl")}
-    pool_groups = {r["group"] for r in refs.values() if not r.get("short")}
-    short_groups = {r["group"] for r in refs.values() if r.get("short")}
-    split_of = assign_group_splits(pool_groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
-    if short_groups:
-        split_of.update(
-            assign_group_splits(short_groups, fractions=SPLIT_FRACTIONS, seed=split_seed)
-        )
-    split_of = dict(sorted(split_of.items()))
+    split_of = group_splits(
+        ((r["group"], bool(r.get("short"))) for r in refs.values()), split_seed=split_seed
+    )
     _write_json(
         out / "splits.json",
         {

@@ -4,6 +4,7 @@ sheets; one end-to-end synthesize-and-decode test when espeak-ng, sox and pocket
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import random
@@ -591,3 +592,48 @@ def test_labels_become_records_with_the_build_split(tmp_path: Path) -> None:
     (labels / "notes.csv").write_text("x\n", encoding="utf-8")
     with pytest.raises(InputError, match="not named"):
         import_labels(out, labels, tmp_path / "again.jsonl")
+
+
+def test_build_can_decode_only_some_splits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``build --splits validation`` decodes exactly the references that ``export`` then puts in
+    the validation split (the split is drawn over every listed reference, not only those of
+    ``--limit``), and nothing else; unknown splits are a clear error."""
+    pytest.importorskip("sklearn")
+    import annotation.asr.build as build_mod
+    from annotation.asr.build import BuildConfig, _write_json, run_build
+    from annotation.asr.export import collect
+
+    out = tmp_path / "asr"
+    out.mkdir()
+    refs = [AsrReference(id=f"p{i}", group=f"g{i // 2}", domain="d", original="Go now.",
+                         text="go now", fold=0) for i in range(40)]  # fmt: skip
+    refs += [AsrReference(id=f"cmd-{i}", group=f"cmd-{i}", domain="d", original="Stop.",
+                          text="stop", fold=0, short=True) for i in range(10)]  # fmt: skip
+    config = BuildConfig(systems=(SystemConfig(id="a", voice="en-us+f5"),))
+
+    def fake_prepare(out_dir, cfg, pool_root):
+        rows = [dataclasses.asdict(r) for r in refs]
+        (out_dir / "references.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in rows), "utf-8"
+        )
+        _write_json(out_dir / "manifest.json", {"config": cfg.to_dict()})
+        return list(refs[:30]), {}  # as with --limit 30: fewer than are listed
+
+    decoded: list[str] = []
+
+    def fake_decode(out_dir, seed, todo, deadline, log):
+        decoded.extend(r.id for r, _ in todo)
+        return []
+
+    monkeypatch.setattr(build_mod, "prepare", fake_prepare)
+    monkeypatch.setattr(build_mod, "_decode_items", fake_decode)
+    run_build(out, config, log=lambda m: None, splits=["validation", "test"])
+    collect(out)
+    groups = json.loads((out / "splits.json").read_text("utf-8"))["groups"]
+    expected = [r.id for r in refs[:30] if groups[r.group] in ("validation", "test")]
+    assert decoded == expected and 0 < len(expected) < 30
+    decoded.clear()
+    run_build(out, config, log=lambda m: None)  # without --splits: everything prepared
+    assert decoded == [r.id for r in refs[:30]]
+    with pytest.raises(InputError, match="splits must be"):
+        run_build(out, config, log=lambda m: None, splits=["dev"])

@@ -82,3 +82,29 @@ def test_build_uses_held_out_references_and_merge_checks_every_item(tmp_path):
     assert counts == {"A": 0, "B": 3, "same": 0}
     loaded = load_ab(tmp_path / "set.jsonl")
     assert [it["judge"] for it in loaded] == ["J"] * 3
+
+
+def test_build_all_of_one_split_without_the_references_of_a_published_set(tmp_path):
+    """A second set (a validation set for model selection) shares no reference with the
+    published one: ``exclude`` leaves its references out; ``n=None`` takes every eligible one."""
+    build = _pairs_file(tmp_path)
+    build_ab(build, tmp_path / "ab", n=2)  # the two test references r0, r1
+    rows = list(csv.DictReader((tmp_path / "ab" / "ab_blind.csv").open(encoding="utf-8")))
+    judged = tmp_path / "judged.csv"
+    with judged.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows([{**r, "judgement": "A", "reason": "r"} for r in rows])
+    merge_judgements(tmp_path / "ab", judged, judge="J", out=tmp_path / "set.jsonl")
+    published = tmp_path / "set.jsonl"
+    m = build_ab(build, tmp_path / "all", n=None, splits=("test", "validation"))
+    assert m["items"] == 3 and m["excluded_references"] == 0  # r4 has no difference
+    m = build_ab(
+        build, tmp_path / "val", n=None, splits=("test", "validation"), exclude=[published]
+    )
+    assert m == {"items": 1, "per_split": {"test": 0, "validation": 1}, "seed": 17,
+                 "excluded_references": 2}  # fmt: skip
+    items = (tmp_path / "val" / "ab_items.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x)["reference_id"] for x in items] == ["r2"]
+    with pytest.raises(InputError, match="no reference"):
+        build_ab(build, tmp_path / "none", n=None, splits=("test",), exclude=[published])
