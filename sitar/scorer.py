@@ -443,6 +443,7 @@ class Scorer:
         variant: str | None = None,
         analyzer: str | Analyzer | None = None,
         head: str | None = None,
+        tie_breaker: int | None = None,
     ) -> None:
         for attr in ("run_batch", "input_names"):
             if not hasattr(predictor, attr):
@@ -466,7 +467,19 @@ class Scorer:
         #: True when the model reads gap-marked input and predicts per-gap positions (SPEC §7b).
         self.gap_aware = bool(getattr(predictor, "gap_aware", False))
         self.head = self._resolve_head(head)
+        self.tie_breaker = self._resolve_tie_breaker(tie_breaker)
         self._signature: str | None = None
+
+    def _resolve_tie_breaker(self, version: int | None) -> int:
+        from sitar.gapscore import TIE_BREAK_VERSION, TIE_BREAK_VERSIONS
+
+        if version is None:
+            return TIE_BREAK_VERSION
+        if isinstance(version, bool) or version not in TIE_BREAK_VERSIONS:
+            raise InputError(f"tie_breaker must be one of {TIE_BREAK_VERSIONS}, got {version!r}")
+        if self.head != "gaps":
+            raise InputError("tie_breaker applies to the gap head (head='gaps') only")
+        return int(version)
 
     def _resolve_head(self, head: str | None) -> str:
         if head is None:
@@ -493,6 +506,7 @@ class Scorer:
         revision: str | None = None,
         analyzer: str | Analyzer | None = None,
         head: str | None = None,
+        tie_breaker: int | None = None,
     ) -> Scorer:
         """Load a checkpoint: a local folder, a Hugging Face repo id (``revision`` optional;
         ``HF_HUB_OFFLINE`` respected) or ``None`` for the packaged default.
@@ -505,7 +519,9 @@ class Scorer:
         ``torch.set_num_threads``, which is process-wide). ``analyzer`` is the CGD analyzer used to
         segment pairs and window long ones (default: the default analyzer); its id goes into the
         signature. ``head`` is ``"gaps"`` or ``"pair"`` (default: the checkpoint's choice;
-        ``"pair"`` for checkpoints without a gap head).
+        ``"pair"`` for checkpoints without a gap head). ``tie_breaker`` is the gap head's rule
+        inside the SPEC §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
+        signature).
         """
         if isinstance(path_or_hub_id, bool) or not (
             path_or_hub_id is None or isinstance(path_or_hub_id, (str, os.PathLike))
@@ -537,6 +553,7 @@ class Scorer:
                 variant=onnx_predictor.variant,
                 analyzer=analyzer,
                 head=head,
+                tie_breaker=tie_breaker,
             )
         try:
             from sitar.modeling import TorchPredictor
@@ -552,6 +569,7 @@ class Scorer:
             backend="torch",
             analyzer=analyzer,
             head=head,
+            tie_breaker=tie_breaker,
         )
 
     @property
@@ -580,9 +598,7 @@ class Scorer:
 
                 extra["mark"] = MARKING_VERSION
             if self.head == "gaps":
-                from sitar.gapscore import TIE_BREAK_VERSION
-
-                extra["tb"] = str(TIE_BREAK_VERSION)
+                extra["tb"] = str(self.tie_breaker)
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
                 analyzer=analyzer,
@@ -740,7 +756,14 @@ class Scorer:
     def _analyze_gaps(
         self, refs: list[str], hyps: list[str], batch_size: int, progress: bool
     ) -> tuple[PairAnalysis, ...]:
-        from sitar.gapscore import aggregate, expected_steps, predict_gaps, tie_fraction
+        from sitar.gapscore import (
+            aggregate,
+            expected_steps,
+            gap_extent,
+            predict_gaps,
+            severity_extent_fraction,
+            tie_fraction,
+        )
 
         n = len(refs)
         identical = [_norms(r) == _norms(h) for r, h in zip(refs, hyps, strict=True)]
@@ -788,12 +811,22 @@ class Scorer:
                 continue
             gaps = tuple(predict_gaps(expected[i]))
             u = 0.0
-            top = max(g.step for g in gaps)
-            for window, out in per_pair[i]:
-                # The tie-breaker comes from a window holding a gap at the top position.
-                if any(gaps[k].step == top for k in window.gap_ids):
-                    window_gaps = [gaps[k] for k in window.gap_ids]
-                    u = max(u, tie_fraction(window_gaps, pair_raw=out.score, rho=rho))
+            if self.tie_breaker == 3:
+                seg = segs[i]
+                extent = gap_extent(
+                    [g.ref_tokens for g in seg.gaps],
+                    [g.hyp_tokens for g in seg.gaps],
+                    len(seg.ref_tokens),
+                    len(seg.hyp_tokens),
+                )
+                u = severity_extent_fraction(gaps, extent=extent)
+            else:
+                top = max(g.step for g in gaps)
+                for window, out in per_pair[i]:
+                    # The tie-breaker comes from a window holding a gap at the top position.
+                    if any(gaps[k].step == top for k in window.gap_ids):
+                        window_gaps = [gaps[k] for k in window.gap_ids]
+                        u = max(u, tie_fraction(window_gaps, pair_raw=out.score, rho=rho))
             raw = aggregate(gaps, u=u, rho=rho)[0]
             results.append(PairAnalysis(raw, False, windowed[i], n_windows[i], segs[i], gaps))
         return tuple(results)

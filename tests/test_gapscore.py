@@ -16,7 +16,10 @@ from sitar.gapscore import (
     GapPrediction,
     aggregate,
     expected_steps,
+    gap_extent,
     predict_gaps,
+    severity_extent_fraction,
+    step_fraction,
     step_to_tier,
     tie_fraction,
 )
@@ -104,3 +107,43 @@ def test_tie_breaker_never_reorders_different_count_vectors(a, b, u):
     if lo_b > lo_a + 1e-12:
         assert hi_a <= lo_b + 1e-12
         assert sa < lo_b
+
+
+def test_step_fraction_reads_where_the_top_gaps_lie_inside_their_step():
+    # Only the gaps at the top step count; their expected steps are read inside [s - 1/2, s + 1/2).
+    gaps = predict_gaps([3.2, 5.6, 5.9, 0.1])  # steps 3, 6, 6, 0
+    assert [g.step for g in gaps] == [3, 6, 6, 0]
+    # Step 6's range is [5.5, 6]: 5.6 -> 0.2, 5.9 -> 0.8; mean 0.5.
+    assert step_fraction(gaps) == pytest.approx(0.5)
+    assert step_fraction(predict_gaps([0.25])) == pytest.approx(0.5)  # step 0: [0, 0.5)
+    assert step_fraction(predict_gaps([2.6])) == pytest.approx(0.1)  # step 3: [2.5, 3.5)
+    assert step_fraction(predict_gaps([6.0])) == TIE_BREAK_MAX  # never reaches 1
+    assert step_fraction([]) == 0.0
+
+
+def test_gap_extent_is_the_share_of_tokens_inside_gaps():
+    # "do not send it" -> "do send it": one deleted token of 4 + 3.
+    assert gap_extent([(1, 2)], [(1, 1)], 4, 3) == pytest.approx(1 / 7)
+    assert gap_extent([(0, 4)], [(0, 3)], 4, 3) == 1.0
+    assert gap_extent([], [], 0, 0) == 0.0
+    with pytest.raises(InputError, match="outside"):
+        gap_extent([(2, 5)], [(0, 0)], 4, 3)
+    with pytest.raises(InputError, match="non-negative"):
+        gap_extent([], [], -1, 3)
+
+
+def test_tie_breaker_v3_orders_ties_by_severity_and_extent_and_stays_in_the_interval():
+    one_t2 = predict_gaps([5.8])
+    short_slip = severity_extent_fraction(one_t2, extent=0.1)
+    long_garble = severity_extent_fraction(one_t2, extent=0.8)
+    assert 0.0 < short_slip < long_garble < 1.0
+    # A gap the model places higher inside the same step scores higher at the same extent.
+    assert severity_extent_fraction(predict_gaps([5.9]), extent=0.1) > short_slip
+    # Everything covered and the top of the step: still strictly inside the interval.
+    u = severity_extent_fraction(predict_gaps([6.0]), extent=1.0)
+    s, lo, hi = aggregate(predict_gaps([6.0]), u=u)
+    assert u == TIE_BREAK_MAX and lo <= s < hi
+    assert severity_extent_fraction([], extent=0.0) == 0.0
+    for bad in (-0.1, 1.5, math.nan):
+        with pytest.raises(InputError, match="extent"):
+            severity_extent_fraction(one_t2, extent=bad)

@@ -143,6 +143,24 @@ def gap_step(tier: int, direction: int) -> int:
     return 3 * int(tier) + int(direction)
 
 
+def record_gap_extent(record: Record) -> float:
+    """:func:`sitar.gapscore.gap_extent` of a record's gaps (what tie-breaker version 3 reads):
+    the share of its reference and hypothesis tokens inside gaps, from each gap's token
+    intervals (``ref_tokens`` / ``hyp_tokens``, as :meth:`sitar.Segmentation.to_dict` writes
+    them)."""
+    from sitar.gapscore import gap_extent
+    from sitar.text import tokenize
+
+    try:
+        refs = [tuple(g["ref_tokens"]) for g in record.gaps]
+        hyps = [tuple(g["hyp_tokens"]) for g in record.gaps]
+    except (KeyError, TypeError) as e:
+        raise InputError(
+            f"record {record.id!r}: every gap needs its token intervals ref_tokens / hyp_tokens"
+        ) from e
+    return gap_extent(refs, hyps, len(tokenize(record.reference)), len(tokenize(record.hypothesis)))
+
+
 def encode_records(
     records: Sequence[Record],
     tokenizer: Any,
@@ -189,6 +207,7 @@ def encode_records(
         "base": [],
         "gap_index": [],
         "gap_steps": [],
+        "gap_extent": [],
     }
     skipped = []
     for record, enc in zip(records, encs, strict=True):
@@ -212,6 +231,7 @@ def encode_records(
             if gap_marked
             else []
         )
+        cols["gap_extent"].append(record_gap_extent(record) if gap_marked else 0.0)
     features = datasets.Features(
         {
             "id": datasets.Value("string"),
@@ -222,6 +242,7 @@ def encode_records(
             "base": datasets.Value("float64"),
             "gap_index": datasets.Sequence(datasets.Value("int32")),
             "gap_steps": datasets.Sequence(datasets.Value("int8")),
+            "gap_extent": datasets.Value("float64"),
         }
     )
     return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)

@@ -318,6 +318,7 @@ def evaluate_checkpoint(
     batch_size: int = 32,
     baselines: Sequence[str] = (),
     baseline_encoder: str = DEFAULT_ENCODER,
+    tie_breaker: int | None = None,
 ) -> dict[str, Any]:
     """Load ``checkpoint`` with :class:`sitar.scorer.Scorer` and report on the dev set (unless
     ``devset`` is ``None``) and on ``records``. ``baselines`` (names from
@@ -330,7 +331,7 @@ def evaluate_checkpoint(
         raise InputError(
             "the embedding baselines are computed on the dev set and the records; both are off"
         )
-    scorer = Scorer.load(checkpoint, variant=variant, threads=threads)
+    scorer = Scorer.load(checkpoint, variant=variant, threads=threads, tie_breaker=tie_breaker)
     report: dict[str, Any] = {"checkpoint": checkpoint, "signature": scorer.signature}
     if devset is not None:
         report["devset"] = devset_report(
@@ -368,6 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="ONNX variant (default: the checkpoint's onnx.default)",
     )
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument(
         "--baselines",
@@ -395,6 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             batch_size=args.batch_size,
             baselines=parse_baselines(args.baselines),
             baseline_encoder=args.baseline_encoder,
+            tie_breaker=args.tie_breaker,
         )
     except SitarError as e:
         print(f"evaluate_checkpoint: error: {e}", file=sys.stderr)

@@ -228,15 +228,21 @@ def gap_metrics(
     split: EncodedSplit, preds: np.ndarray, expected: dict[int, list[float]], rho: float
 ) -> dict[str, float]:
     """Validation metrics of the gap head: per-gap step and tier accuracy, and the regression
-    metrics of the SPEC §7b score (exact SPEC §5 on predicted gaps, pair head as tie-breaker)."""
-    from sitar.gapscore import aggregate, predict_gaps
+    metrics of the SPEC §7b score as the scorer computes it by default (exact SPEC §5 on the
+    predicted gaps, tie-breaker version 3: ``gaps_*``) and with tie-breaker version 2 (the pair
+    head inside the interval: ``gaps_tb2_*``)."""
+    from sitar.gapscore import aggregate, predict_gaps, severity_extent_fraction
 
     steps_true = split.dataset["gap_steps"]
+    extents = split.dataset["gap_extent"]
     scores = np.zeros(len(split))
+    scores_tb2 = np.zeros(len(split))
     hit_step = hit_tier = total = 0
     for i in range(len(split)):
         gaps = predict_gaps(expected.get(i, []))
-        scores[i] = aggregate(gaps, pair_raw=float(preds[i]), rho=rho)[0]
+        u = severity_extent_fraction(gaps, extent=float(extents[i]))
+        scores[i] = aggregate(gaps, u=u, rho=rho)[0]
+        scores_tb2[i] = aggregate(gaps, pair_raw=float(preds[i]), rho=rho)[0]
         for g, true in zip(gaps, steps_true[i], strict=True):
             total += 1
             hit_step += g.step == true
@@ -247,6 +253,10 @@ def gap_metrics(
             scores, split.dataset["score"], bases=split.dataset["base"]
         ).items()
     }
+    for k, v in regression_metrics(
+        scores_tb2, split.dataset["score"], bases=split.dataset["base"]
+    ).items():
+        metrics[f"gaps_tb2_{k}"] = v
     metrics["gap_step_accuracy"] = hit_step / total if total else math.nan
     metrics["gap_tier_accuracy"] = hit_tier / total if total else math.nan
     return metrics

@@ -143,6 +143,14 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the checkpoint's choice)",
     )
     model.add_argument(
+        "--tie-breaker",
+        type=int,
+        choices=(2, 3),
+        default=None,
+        help="gap head: the rule that orders pairs with the same SPEC §5 counts, 3 (default: "
+        "severity of the top gaps and extent of the gaps) or 2 (pair head); tb: in the signature",
+    )
+    model.add_argument(
         "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
     )
     model.add_argument(
@@ -162,6 +170,7 @@ def load_scorer(args: argparse.Namespace) -> Any:
         revision=args.revision,
         analyzer=args.analyzer,
         head=getattr(args, "head", None),
+        tie_breaker=getattr(args, "tie_breaker", None),
     )
 
 

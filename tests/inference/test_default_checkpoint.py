@@ -18,7 +18,7 @@ from sitar.checkpoint import (
     default_checkpoint_folders,
     default_checkpoint_path,
 )
-from sitar.errors import CheckpointError
+from sitar.errors import CheckpointError, InputError
 from sitar.scorer import Scorer
 from sitar.signature import parse_signature
 
@@ -117,6 +117,42 @@ def test_load_without_argument_uses_the_shipped_checkpoint(default_scorer):
     fields = parse_signature(default_scorer.signature)
     assert re.fullmatch(DEFAULT_CHECKPOINT + r"@[0-9a-f]{8}", fields["ckpt"])  # verified digest
     assert fields["onnx"] == "int8row" and fields["head"] == "gaps"
+    assert fields["tb"] == "3" and default_scorer.tie_breaker == 3
+
+
+def test_tie_breaker_3_is_severity_and_extent_inside_the_spec5_interval(default_scorer):
+    """Every default score is SPEC §5 on the predicted gaps plus tie-breaker version 3 computed
+    from the same pass (top gaps' place inside their step, share of tokens inside gaps); version
+    2 (the pair head) stays available and is named in the signature."""
+    from sitar.gapscore import aggregate, gap_extent, severity_extent_fraction
+
+    refs = [r for r, _, _ in CONTRASTS] * 2
+    hyps = [h for _, h, _ in CONTRASTS] + [d for _, _, d in CONTRASTS]
+    refs.append("I'd like to order twelve more of the oak shelves for the warehouse.")
+    hyps.append("i'd like to order to will board the old channel the same ones as athens")
+    analyses = default_scorer.analyze(references=refs, hypotheses=hyps)
+    for a in analyses:
+        seg = a.segmentation
+        extent = gap_extent(
+            [g.ref_tokens for g in seg.gaps],
+            [g.hyp_tokens for g in seg.gaps],
+            len(seg.ref_tokens),
+            len(seg.hyp_tokens),
+        )
+        s, lo, hi = aggregate(a.gaps, u=severity_extent_fraction(a.gaps, extent=extent))
+        assert a.raw == s and lo <= a.raw < hi
+    v2 = Scorer.load(tie_breaker=2)
+    assert parse_signature(v2.signature)["tb"] == "2"
+    old = v2.score(references=refs, hypotheses=hyps).raw
+    assert old != tuple(a.raw for a in analyses)  # a different rule, not a relabelled one
+    for a, raw in zip(analyses, old, strict=True):  # inside the same SPEC §5 intervals
+        lo, hi = aggregate(a.gaps)[1:]
+        assert lo <= raw < hi
+    for bad in (1, 4, "3", True):
+        with pytest.raises(InputError, match="tie_breaker"):
+            Scorer.load(tie_breaker=bad)
+    with pytest.raises(InputError, match="gap head"):
+        Scorer.load(head="pair", tie_breaker=2)
 
 
 def test_meaning_changes_score_far_above_disfluencies(default_scorer):
