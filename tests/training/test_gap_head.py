@@ -328,3 +328,50 @@ def test_add_and_drop_variants_of_an_exported_checkpoint(gap_checkpoint, records
     assert export_main(["--drop-variant", "int8", *args, "--reason", "r"]) == 0
     # the last graph cannot go
     assert export_main(["--drop-variant", "int8row", *args, "--reason", "r"]) == 2
+
+
+def test_validation_reports_both_tie_breakers(gap_checkpoint):
+    result, _ = gap_checkpoint
+    evals = [
+        json.loads(x)["eval"]
+        for x in (result.run_dir / "metrics.jsonl").read_text().splitlines()
+        if "eval" in json.loads(x)
+    ]
+    for e in evals:  # gaps_*: tie-breaker 3, the scorer's default; gaps_tb2_*: the pair head
+        assert {"gaps_spearman", "gaps_tb2_spearman", "gaps_mae", "gaps_tb2_mae"} <= set(e)
+        assert e["gaps_interval_hit_rate"] == e["gaps_tb2_interval_hit_rate"]  # same intervals
+
+
+def test_record_gap_extent_is_what_the_scorer_reads(records_file):
+    """Training's validation score uses the extent that tie-breaker 3 reads at scoring time: the
+    share of tokens inside the record's gaps, which are the pair's CGD gaps in our corpora."""
+    import dataclasses
+
+    from sitar import segment
+    from sitar.gapscore import gap_extent
+    from sitar.records import read_records
+    from training.data import record_gap_extent
+
+    record = next(r for r in read_records(records_file) if r.gaps)
+    for ref, hyp in PAIRS:
+        seg = segment(ref, hyp)
+        if not seg.gaps:
+            continue
+        r = dataclasses.replace(
+            record,
+            reference=ref,
+            hypothesis=hyp,
+            gaps=seg.to_dict()["gaps"],
+            tiers=[1] * len(seg.gaps),
+            directions=[0] * len(seg.gaps),
+        )
+        expected = gap_extent(
+            [g.ref_tokens for g in seg.gaps],
+            [g.hyp_tokens for g in seg.gaps],
+            len(seg.ref_tokens),
+            len(seg.hyp_tokens),
+        )
+        assert record_gap_extent(r) == expected and 0.0 < expected <= 1.0
+    broken = dataclasses.replace(record, gaps=[{"ref_span": [0, 1], "hyp_span": [0, 0]}])
+    with pytest.raises(InputError, match="token intervals"):
+        record_gap_extent(broken)
