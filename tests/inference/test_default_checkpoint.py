@@ -176,6 +176,14 @@ def test_cli_scores_with_the_default_checkpoint(capsys):
     lines = out.splitlines()
     assert parse_signature(lines[0].split("\t")[1])["ckpt"].split("@")[0] == DEFAULT_CHECKPOINT
     assert float(lines[2].split("\t")[1]) > 0.5
+    code = sitar.cli.main(["score", "--ref", ref, "--hyp", hyp, "--tie-breaker", "2"])
+    out2, err = capsys.readouterr()
+    assert code == 0, err
+    assert parse_signature(out2.splitlines()[0].split("\t")[1])["tb"] == "2"
+    assert parse_signature(lines[0].split("\t")[1])["tb"] == "3"
+    with pytest.raises(SystemExit) as exc:
+        sitar.cli.main(["score", "--ref", ref, "--hyp", hyp, "--tie-breaker", "5"])
+    assert exc.value.code == 2 and "--tie-breaker" in capsys.readouterr().err
 
 
 def test_a_word_too_long_for_the_tokenizer_is_refused(default_scorer, capsys):
