@@ -475,7 +475,11 @@ class Scorer:
 
         if version is None:
             return TIE_BREAK_VERSION
-        if isinstance(version, bool) or version not in TIE_BREAK_VERSIONS:
+        if (
+            isinstance(version, bool)
+            or not isinstance(version, int)
+            or version not in TIE_BREAK_VERSIONS
+        ):
             raise InputError(f"tie_breaker must be one of {TIE_BREAK_VERSIONS}, got {version!r}")
         if self.head != "gaps":
             raise InputError("tie_breaker applies to the gap head (head='gaps') only")

@@ -148,7 +148,7 @@ def test_tie_breaker_3_is_severity_and_extent_inside_the_spec5_interval(default_
     for a, raw in zip(analyses, old, strict=True):  # inside the same SPEC §5 intervals
         lo, hi = aggregate(a.gaps)[1:]
         assert lo <= raw < hi
-    for bad in (1, 4, "3", True):
+    for bad in (1, 4, "3", 3.0, True):
         with pytest.raises(InputError, match="tie_breaker"):
             Scorer.load(tie_breaker=bad)
     with pytest.raises(InputError, match="gap head"):
