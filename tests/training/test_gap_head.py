@@ -375,3 +375,49 @@ def test_record_gap_extent_is_what_the_scorer_reads(records_file):
     broken = dataclasses.replace(record, gaps=[{"ref_span": [0, 1], "hyp_span": [0, 0]}])
     with pytest.raises(InputError, match="token intervals"):
         record_gap_extent(broken)
+
+
+def test_compare_tie_breakers_reproduces_the_scorer(gap_checkpoint, records_file, tmp_path):
+    """``training.compare_tie_breakers``' rules v2 and v3 give exactly the scorer's scores under
+    ``tie_breaker=2`` / ``3``: the A/B agreement and the records' Spearman it reports are the
+    evaluation tools' own numbers, and every rule stays inside the SPEC §5 interval."""
+    from scipy.stats import spearmanr
+
+    from sitar.records import read_records
+    from training.compare_tie_breakers import RULES, main, pair_features, rule_score
+    from training.evaluate_ab import agreement
+
+    _, ckpt = gap_checkpoint
+    folder = str(ckpt.folder)
+    refs, hyps = zip(*PAIRS, strict=True)
+    feats = pair_features(folder, refs, hyps)
+    for version in (2, 3):
+        raw = Scorer.load(folder, tie_breaker=version).score(references=refs, hypotheses=hyps).raw
+        assert [rule_score(f, f"v{version}") for f in feats] == pytest.approx(raw, abs=1e-12)
+    for f in feats:
+        for rule in RULES:
+            assert f["lo"] <= rule_score(f, rule) <= f["hi"]
+    items = [
+        {"schema": "sitar-ab-1", "id": f"ab-{k}", "reference": r, "a": h,
+         "b": r.replace("the", "a", 1) + " please", "judgement": j}
+        for k, ((r, h), j) in enumerate(zip(PAIRS[:6], "ABABAB", strict=True))
+    ]  # fmt: skip
+    ab = tmp_path / "ab.jsonl"
+    ab.write_text("".join(json.dumps(it) + "\n" for it in items), encoding="utf-8")
+    out = tmp_path / "report.json"
+    assert main(["--checkpoint", folder, "--ab", str(ab), "--records", str(records_file),
+                 "--json", str(out)]) == 0  # fmt: skip
+    report = json.loads(out.read_text(encoding="utf-8"))
+    for version in (2, 3):
+        scorer = Scorer.load(folder, tie_breaker=version)
+        rs = [it["reference"] for it in items]
+        va = scorer.score(references=rs, hypotheses=[it["a"] for it in items]).raw
+        vb = scorer.score(references=rs, hypotheses=[it["b"] for it in items]).raw
+        expected = agreement(items, va, vb)["agreement"]
+        assert report["sets"][str(ab)][f"v{version}"] == pytest.approx(expected)
+        records = list(read_records(records_file))
+        raw = scorer.score(
+            references=[r.reference for r in records], hypotheses=[r.hypothesis for r in records]
+        ).raw
+        rho = spearmanr(raw, [r.score for r in records])[0]
+        assert report["sets"][str(records_file)][f"v{version}"] == pytest.approx(rho)
