@@ -4,9 +4,9 @@
         --ab annotation/ab/sitar_ab_val_v1.jsonl \\
         --records asr_validation.jsonl synth_validation.jsonl [--checkpoint CKPT] [--json OUT]
 
-One analysis per pair (plus a version-2 scoring pass) gives the predicted gaps, their SPEC §5 interval ``[S_lo, S_hi)`` and
-what each rule reads; every rule then places the pair at ``S_lo + u (S_hi − S_lo)``, so the rules
-differ only for pairs with the same predicted counts. The rules (``u``, capped below 1):
+One analysis per pair (plus a version-2 scoring pass) gives the predicted gaps, their SPEC §5
+interval ``[S_lo, S_hi)`` and what each rule reads; every rule then places the pair at
+``S_lo + u (S_hi − S_lo)``, so the rules differ only for pairs with the same predicted counts. The rules (``u``, capped below 1):
 
 * ``none``: 0 (SPEC §5 exactly);
 * ``v2``: the pair head (tie-breaker version 2, :func:`sitar.gapscore.tie_fraction`);
