@@ -18,7 +18,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 from sitar.checkpoint import ONNX_VARIANTS
-from sitar.errors import MissingDependencyError
+from sitar.errors import InputError, MissingDependencyError
 
 if TYPE_CHECKING:
     from sitar.serve.config import ServeConfig
@@ -41,6 +41,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     model.add_argument("--revision", default=None)
     model.add_argument("--variant", choices=ONNX_VARIANTS, default=None)
     model.add_argument("--analyzer", default=None)
+    model.add_argument(
+        "--tie-breaker",
+        type=int,
+        choices=(2, 3),
+        default=None,
+        help="gap head: the rule inside the SPEC §5 interval, 3 (default) or 2; tb: in the "
+        "signature",
+    )
     model.add_argument(
         "--threads",
         type=int,
@@ -166,6 +174,7 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
         revision=args.revision,
         variant=args.variant,
         analyzer=args.analyzer,
+        tie_breaker=args.tie_breaker,
         threads=args.threads,
         batch_size=args.batch_size,
         host=args.host,
@@ -206,7 +215,21 @@ def run(args: argparse.Namespace) -> int:
             config, threads=max(1, (os.cpu_count() or 1) // config.workers)
         )
     read_api_key(config)  # fail now on a missing or empty key, not in every worker
-    CheckpointConfig.load(resolve_checkpoint(config.checkpoint, revision=config.revision))
+    checkpoint = CheckpointConfig.load(
+        resolve_checkpoint(config.checkpoint, revision=config.revision)
+    )
+    if config.tie_breaker is not None:
+        # Fail now, not in every worker: a tie-breaker needs a checkpoint that scores with its
+        # gap head (as Scorer.load decides it).
+        onnx = checkpoint.onnx
+        gap_aware = "gap_index" in onnx.inputs and "gap_logits" in onnx.outputs
+        scoring = checkpoint.extra.get("scoring") if gap_aware else None
+        head = scoring.get("head", "gaps") if isinstance(scoring, dict) else "pair"
+        if head != "gaps":
+            raise InputError(
+                f"--tie-breaker applies to the gap head; checkpoint {checkpoint.name!r} scores "
+                "with its pair head"
+            )
 
     from sitar.serve.app import configure_logging
 

@@ -196,6 +196,7 @@ class _State:
             threads=c.threads,
             revision=c.revision,
             analyzer=c.analyzer,
+            tie_breaker=c.tie_breaker,
         )
 
     def _score(self, references: list[str], hypotheses: list[str]) -> Any:

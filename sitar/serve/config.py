@@ -35,6 +35,7 @@ class ServeConfig:
     revision: str | None = None
     variant: str | None = None
     analyzer: str | None = None
+    tie_breaker: int | None = None
     threads: int | None = None
     batch_size: int = 32
     # network and processes
@@ -69,6 +70,10 @@ class ServeConfig:
                 raise InputError(f"{name} must be a positive number of seconds, got {value!r}")
         if not isinstance(self.max_wait_ms, (int, float)) or not self.max_wait_ms >= 0:
             raise InputError(f"max_wait_ms must be >= 0, got {self.max_wait_ms!r}")
+        if self.tie_breaker is not None and (
+            isinstance(self.tie_breaker, bool) or self.tie_breaker not in (2, 3)
+        ):
+            raise InputError(f"tie_breaker must be 2, 3 or None, got {self.tie_breaker!r}")
         if not 0 <= self.port <= 65535:
             raise InputError(f"port must be in 0..65535, got {self.port}")
         if self.max_queue_pairs < self.max_pairs_per_request:

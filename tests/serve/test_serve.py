@@ -328,3 +328,19 @@ def test_bad_startup_options_fail_fast(tmp_path, capsys, monkeypatch):
     assert "max_queue_pairs (4)" in err("--max-queue-pairs", "4", "--max-pairs", "8")
     assert "workers must be a positive integer" in err("--workers", "0")
     assert err(checkpoint=str(tmp_path / "nope")).startswith("sitar serve: error: checkpoint")
+    # the tiny checkpoint has no gap head: a tie-breaker cannot apply
+    assert "gap head" in err("--tie-breaker", "2")
+
+
+def test_tie_breaker_reaches_the_scorer():
+    from sitar.errors import InputError
+    from sitar.serve.app import _State
+    from sitar.serve.config import ServeConfig
+
+    config = ServeConfig(tie_breaker=2)
+    assert ServeConfig.from_json(config.to_json()).tie_breaker == 2
+    scorer = _State(config)._load_scorer()  # the shipped default checkpoint
+    assert scorer.tie_breaker == 2 and "|tb:2|" in scorer.signature
+    for bad in (1, "3", True):
+        with pytest.raises(InputError, match="tie_breaker"):
+            ServeConfig(tie_breaker=bad)
