@@ -16,8 +16,8 @@ SentencePiece table only changes an embedding lookup, not the work per token; En
 tokenize to about the same number of pieces). Building needs torch and transformers and takes a few
 minutes; ``--large-dir`` keeps the built folder for later runs.
 
-Both scorers score the same ``--n`` seeded pairs of the record file ``--data``, taking turns for ``--rounds`` rounds after a warm-up; the report gives
-pairs/s per round, their medians and the median of the per-round ratios. Issue #11 asks for at
+Both scorers score the same ``--n`` seeded pairs of the record file ``--data``, taking turns for
+``--rounds`` rounds after a warm-up; the report gives pairs/s per round, their medians and the median of the per-round ratios. Issue #11 asks for at
 least 50x. This is a benchmark, not a test; machines here are noisy, so compare ratios from one
 run.
 """

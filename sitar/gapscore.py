@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +62,7 @@ __all__ = [
     "expected_steps",
     "gap_extent",
     "predict_gaps",
+    "segmentation_extent",
     "severity_extent_fraction",
     "step_fraction",
     "step_to_tier",
@@ -207,6 +209,18 @@ def gap_extent(
                 raise InputError(f"gap token interval {(a, b)} outside [0, {n}]")
             inside += b - a
     return min(inside / total, 1.0)
+
+
+def segmentation_extent(segmentation: Any) -> float:
+    """:func:`gap_extent` of a :class:`sitar.Segmentation` (its gaps' token intervals over its
+    token counts): what tie-breaker version 3 reads."""
+    gaps = segmentation.gaps
+    return gap_extent(
+        [g.ref_tokens for g in gaps],
+        [g.hyp_tokens for g in gaps],
+        len(segmentation.ref_tokens),
+        len(segmentation.hyp_tokens),
+    )
 
 
 def severity_extent_fraction(gaps: Sequence[GapPrediction], *, extent: float) -> float:

@@ -426,6 +426,13 @@ def plan_windows(
 # -- the scorer ------------------------------------------------------------------------------------------
 
 
+def default_head(config: CheckpointConfig, *, gap_aware: bool) -> str:
+    """The head a checkpoint scores with when none is asked for: its ``scoring.head`` (default
+    ``"gaps"``) when its graph has a gap head, else ``"pair"``."""
+    scoring = config.extra.get("scoring") if gap_aware else None
+    return scoring.get("head", "gaps") if isinstance(scoring, dict) else "pair"
+
+
 class Scorer:
     """Scores pairs with a SITAR checkpoint. Build it with :meth:`Scorer.load`.
 
@@ -487,8 +494,7 @@ class Scorer:
 
     def _resolve_head(self, head: str | None) -> str:
         if head is None:
-            scoring = self.config.extra.get("scoring") if self.gap_aware else None
-            head = scoring.get("head", "gaps") if isinstance(scoring, dict) else "pair"
+            head = default_head(self.config, gap_aware=self.gap_aware)
         if head not in HEADS:
             raise InputError(f"head must be one of {HEADS}, got {head!r}")
         if head == "gaps" and not self.gap_aware:
@@ -763,8 +769,8 @@ class Scorer:
         from sitar.gapscore import (
             aggregate,
             expected_steps,
-            gap_extent,
             predict_gaps,
+            segmentation_extent,
             severity_extent_fraction,
             tie_fraction,
         )
@@ -816,14 +822,7 @@ class Scorer:
             gaps = tuple(predict_gaps(expected[i]))
             u = 0.0
             if self.tie_breaker == 3:
-                seg = segs[i]
-                extent = gap_extent(
-                    [g.ref_tokens for g in seg.gaps],
-                    [g.hyp_tokens for g in seg.gaps],
-                    len(seg.ref_tokens),
-                    len(seg.hyp_tokens),
-                )
-                u = severity_extent_fraction(gaps, extent=extent)
+                u = severity_extent_fraction(gaps, extent=segmentation_extent(segs[i]))
             else:
                 top = max(g.step for g in gaps)
                 for window, out in per_pair[i]:

@@ -51,7 +51,7 @@ def pair_features(
 ) -> list[dict[str, float]]:
     """Per pair: ``lo``, ``hi`` (the SPEC §5 interval of the predicted gaps) and the fractions
     the rules read (``pair``: version 2's, ``step``, ``extent``); identical pairs get zeros."""
-    from sitar.gapscore import aggregate, gap_extent, step_fraction
+    from sitar.gapscore import aggregate, segmentation_extent, step_fraction
     from sitar.scorer import Scorer
 
     v3 = Scorer.load(checkpoint, tie_breaker=3)
@@ -64,19 +64,13 @@ def pair_features(
             out.append({"lo": 0.0, "hi": 0.0, "pair": 0.0, "step": 0.0, "extent": 0.0})
             continue
         _, lo, hi = aggregate(a.gaps)
-        seg = a.segmentation
         out.append(
             {
                 "lo": lo,
                 "hi": hi,
                 "pair": (r2 - lo) / (hi - lo) if hi > lo else 0.0,
                 "step": step_fraction(a.gaps),
-                "extent": gap_extent(
-                    [g.ref_tokens for g in seg.gaps],
-                    [g.hyp_tokens for g in seg.gaps],
-                    len(seg.ref_tokens),
-                    len(seg.hyp_tokens),
-                ),
+                "extent": segmentation_extent(a.segmentation),
             }
         )
     return out
@@ -96,8 +90,10 @@ def ab_agreement(items: Sequence[dict[str, Any]], checkpoint: str | None) -> dic
         checkpoint, refs + refs, [it["a"] for it in judged] + [it["b"] for it in judged]
     )
     n = len(judged)
-    report: dict[str, Any] = {"items": n, "same_interval": 0}
-    report["same_interval"] = sum(feats[i]["lo"] == feats[n + i]["lo"] for i in range(n))
+    report: dict[str, Any] = {
+        "items": n,
+        "same_interval": sum(feats[i]["lo"] == feats[n + i]["lo"] for i in range(n)),
+    }
     for rule in RULES:
         agree = 0.0
         for i, it in enumerate(judged):

@@ -142,19 +142,25 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="scoring head: gaps (per-gap positions + SPEC §5, gap-aware checkpoints) or pair "
         "(default: the checkpoint's choice)",
     )
+    add_tie_breaker_argument(model)
     model.add_argument(
+        "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
+    )
+    model.add_argument(
+        "--threads", type=int, default=None, metavar="N", help="CPU threads for inference"
+    )
+
+
+def add_tie_breaker_argument(parser: Any) -> None:
+    """``--tie-breaker 2|3`` (``sitar.gapscore.TIE_BREAK_VERSIONS``, not imported here: it would
+    load numpy to build a parser), for every command that loads a scorer."""
+    parser.add_argument(
         "--tie-breaker",
         type=int,
         choices=(2, 3),
         default=None,
         help="gap head: the rule that orders pairs with the same SPEC §5 counts, 3 (default: "
         "severity of the top gaps and extent of the gaps) or 2 (pair head); tb: in the signature",
-    )
-    model.add_argument(
-        "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
-    )
-    model.add_argument(
-        "--threads", type=int, default=None, metavar="N", help="CPU threads for inference"
     )
 
 

@@ -18,6 +18,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 from sitar.checkpoint import ONNX_VARIANTS
+from sitar.commands._model import add_tie_breaker_argument
 from sitar.errors import InputError, MissingDependencyError
 
 if TYPE_CHECKING:
@@ -41,14 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     model.add_argument("--revision", default=None)
     model.add_argument("--variant", choices=ONNX_VARIANTS, default=None)
     model.add_argument("--analyzer", default=None)
-    model.add_argument(
-        "--tie-breaker",
-        type=int,
-        choices=(2, 3),
-        default=None,
-        help="gap head: the rule inside the SPEC §5 interval, 3 (default) or 2; tb: in the "
-        "signature",
-    )
+    add_tie_breaker_argument(model)
     model.add_argument(
         "--threads",
         type=int,
@@ -196,7 +190,7 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
 
 def run(args: argparse.Namespace) -> int:
     from sitar.checkpoint import CheckpointConfig
-    from sitar.scorer import resolve_checkpoint
+    from sitar.scorer import default_head, resolve_checkpoint
     from sitar.serve.config import CONFIG_ENV, read_api_key
 
     for package in ("uvicorn", "starlette", "prometheus_client"):
@@ -223,9 +217,7 @@ def run(args: argparse.Namespace) -> int:
         # gap head (as Scorer.load decides it).
         onnx = checkpoint.onnx
         gap_aware = "gap_index" in onnx.inputs and "gap_logits" in onnx.outputs
-        scoring = checkpoint.extra.get("scoring") if gap_aware else None
-        head = scoring.get("head", "gaps") if isinstance(scoring, dict) else "pair"
-        if head != "gaps":
+        if default_head(checkpoint, gap_aware=gap_aware) != "gaps":
             raise InputError(
                 f"--tie-breaker applies to the gap head; checkpoint {checkpoint.name!r} scores "
                 "with its pair head"

@@ -67,13 +67,15 @@ def gap_checkpoint(tmp_path_factory, tiny_backbone, records_file):
     return result, ckpt
 
 
+def _evals(result):
+    """The evaluation records of a run's metrics.jsonl."""
+    rows = [json.loads(x) for x in (result.run_dir / "metrics.jsonl").read_text().splitlines()]
+    return [row["eval"] for row in rows if "eval" in row]
+
+
 def test_run_logs_gap_metrics_and_export_records_the_head(gap_checkpoint):
     result, ckpt = gap_checkpoint
-    evals = [
-        json.loads(x)["eval"]
-        for x in (result.run_dir / "metrics.jsonl").read_text().splitlines()
-        if "eval" in json.loads(x)
-    ]
+    evals = _evals(result)
     assert evals and all(0.0 <= e["gap_tier_accuracy"] <= 1.0 for e in evals)
     assert all(-1.0 <= e["gaps_spearman"] <= 1.0 or np.isnan(e["gaps_spearman"]) for e in evals)
     config = CheckpointConfig.load(ckpt.folder)
@@ -332,11 +334,7 @@ def test_add_and_drop_variants_of_an_exported_checkpoint(gap_checkpoint, records
 
 def test_validation_reports_both_tie_breakers(gap_checkpoint):
     result, _ = gap_checkpoint
-    evals = [
-        json.loads(x)["eval"]
-        for x in (result.run_dir / "metrics.jsonl").read_text().splitlines()
-        if "eval" in json.loads(x)
-    ]
+    evals = _evals(result)
     for e in evals:  # gaps_*: tie-breaker 3, the scorer's default; gaps_tb2_*: the pair head
         assert {"gaps_spearman", "gaps_tb2_spearman", "gaps_mae", "gaps_tb2_mae"} <= set(e)
         assert e["gaps_interval_hit_rate"] == e["gaps_tb2_interval_hit_rate"]  # same intervals
