@@ -8,7 +8,8 @@ bar and prints a summary; ``--card PATH`` also writes the data card. Errors from
 ``synth-1.0`` corpus byte for byte) turn on multi-sentence passages and nested siblings
 (``synth-1.1``); ``--ladder-probability L`` adds ladders (``synth-1.2``). ``--reword-probability
 R``, ``--direction-probability D``, ``--short-commands`` and ``--sentence-rewrites`` add the
-families of issue #12 (``synth-1.3``).
+families of issue #12 (``synth-1.3``); ``--quantifier-probability Q`` adds quantifier and frequency
+scope pairs (``synth-1.4``).
 """
 
 from __future__ import annotations
@@ -104,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the hand-written whole-sentence rewrites of pool references (all gaps T0) and "
         "their contrast flips (sources/rewrites/*.jsonl) (synth-1.3)",
     )
+    p.add_argument(
+        "--quantifier-probability",
+        type=float,
+        default=0.0,
+        metavar="Q",
+        help="share of references with a quantifiable noun phrase or frequency adverb in a role "
+        "span that also get a quantifier pair ('the figures' -> 'most of the figures'; T2 on "
+        "outcome, T1 on inform spans) (default 0; > 0 gives synth-1.4)",
+    )
     p.add_argument("--card", type=Path, default=None, help="also write the data card here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -119,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --short-pairs-per-reference must be >= 1", file=sys.stderr)
         return 2
     for name in ("passage_probability", "family_probability", "ladder_probability",
-                 "reword_probability", "direction_probability"):  # fmt: skip
+                 "reword_probability", "direction_probability",
+                 "quantifier_probability"):  # fmt: skip
         if not 0.0 <= getattr(args, name) <= 1.0:
             flag = "--" + name.replace("_", "-")
             print(f"error: {flag} must be in [0, 1]", file=sys.stderr)
@@ -139,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         short_commands=args.short_commands,
         short_pairs_per_reference=args.short_pairs_per_reference,
         sentence_rewrites=args.sentence_rewrites,
+        quantifier_probability=args.quantifier_probability,
     )
     analyzer = StandInAnalyzer() if args.analyzer == "standin" else args.analyzer
     progress = None
@@ -174,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{passages['references']} ({passages['pairs']} pairs), nested siblings "
               f"{families['siblings']} of {families['drawn']} drawn")  # fmt: skip
     if "families_v13" in stats:
-        print(f"synth-1.3 families: {stats['families_v13']['records']}")
+        print(f"synth-1.3/1.4 families: {stats['families_v13']['records']}")
     if args.card is not None:
         print(f"data card: {args.card}")
     return 0

@@ -70,6 +70,10 @@ V13_OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
                             "word (left -> lift, accept -> except, hate -> eight)"),
     "direction_homophone": ("T1 / T0", "outcome / inform", "homophone of a direction word "
                             "(right -> write, buy -> by, sell -> cell): recoverable by sound"),
+    "quantifier": ("T2 / T1", "outcome / inform", "quantifier or frequency scope (the figures -> "
+                   "most of the figures, all the -> some of the, always -> usually; synth-1.4)"),
+    "quantifier_reword": ("T0", "outcome / inform", "the same quantifier reworded (all the -> all "
+                          "of the; synth-1.4)"),
 }  # fmt: skip
 
 
@@ -78,7 +82,10 @@ def _v13_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[st
     fam = stats["families_v13"]
     data, records, by_split = fam["data"], fam["records"], fam["records_by_split"]
     positions, counters = fam["pair_max_position"], fam["counters"]
-    out = ["## Rewordings, directions, short commands and sentence rewrites (synth-1.3)", ""]
+    title = "Rewordings, directions, short commands and sentence rewrites (synth-1.3)"
+    if config.get("quantifier_probability"):
+        title = title[:-1] + "; quantifiers, synth-1.4)"
+    out = [f"## {title}", ""]
     w = out.append
     w(
         "The shipped model (trained on `synth-1.2`) scored meaning-preserving rewordings in the "
@@ -111,6 +118,14 @@ def _v13_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[st
         ("rewrite_flip", "(same)", "the paraphrase with one hand-written flip: exactly the "
          "flipped gap at the flip's tier, every other gap T0 (`-WF`)"),
     ]  # fmt: skip
+    if config.get("quantifier_probability"):
+        rows.append(
+            ("quantifier", f"`--quantifier-probability {config['quantifier_probability']}`",
+             "synth-1.4: one change of quantifier or frequency scope in a role span (a partial "
+             "quantifier before a plural noun phrase, all <-> most/some/half of, a frequency "
+             "adverb swap), T2 on outcome / T1 on inform spans, or with odds 1/4 where possible "
+             "its T0 rewording (all the -> all of the), plus one T0 edit with even odds (`-Q`)")
+        )  # fmt: skip
     for name, option, what in rows:
         w(
             f"| {name} | {option} | {what} | {records.get(name, 0)} | "
@@ -317,6 +332,11 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
             if config.get("direction_probability")
             else ""
         )
+        + (
+            f" --quantifier-probability {config['quantifier_probability']}"
+            if config.get("quantifier_probability")
+            else ""
+        )
         + (" --short-commands" if config.get("short_commands") else "")
         + (
             f" --short-pairs-per-reference {config['short_pairs_per_reference']}"
@@ -439,7 +459,12 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
     mapped = before["operators_mapped_to_gaps"]
     notes = dict(OPERATOR_NOTES)
     if "families_v13" in stats:
-        notes.update(V13_OPERATOR_NOTES)
+        quantifiers = bool(config.get("quantifier_probability"))
+        notes.update(
+            (k, v)
+            for k, v in V13_OPERATOR_NOTES.items()
+            if quantifiers or not k.startswith("quantifier")
+        )
     for name, (tier, role, what) in notes.items():
         w(
             f"| `{name}` | {tier} | {role} | {what} | {planned.get(name, 0)} | {mapped.get(name, 0)} |"

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotation.synth.operators import Edit, PlanContext, match_case, negation_count
+from annotation.synth.operators import Edit, PlanContext, _is_word, match_case, negation_count
 from sitar.errors import InputError
 from sitar.text import tokenize
 
@@ -49,6 +49,7 @@ __all__ = [
     "load_lexicon",
     "load_rewrites",
     "op_direction",
+    "op_quantifier",
     "op_reword",
     "op_reword_flip",
 ]
@@ -365,4 +366,157 @@ def op_direction(ctx: PlanContext, rng: random.Random) -> Edit | None:
             edit = ctx.make(tok.start, tok.end, match_case(tok.text, other), op, tier)
             if edit is not None:
                 cands.append(edit)
+    return rng.choice(cands) if cands else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Quantifier and frequency scope (synth-1.4)
+# ---------------------------------------------------------------------------------------------
+
+#: Determiners that open a noun phrase a quantifier can narrow ("the figures" -> "most of the
+#: figures").
+QUANTIFIABLE_DETERMINERS = frozenset(
+    {"the", "my", "your", "our", "his", "her", "their", "these", "those"}
+)
+#: Quantifiers inserted before such a noun phrase: each makes a claim about part of what the
+#: reference says of the whole.
+PARTIAL_QUANTIFIERS = ("most of", "some of", "half of", "not all of", "only some of")
+#: Words before the determiner after which no quantifier is inserted: prepositions ("send it to
+#: the client" must not become "to most of the client") and words that already quantify.
+_NO_QUANTIFIER_AFTER = frozenset(
+    {
+        "to", "at", "in", "on", "by", "for", "from", "with", "into", "onto", "about", "of",
+        "before", "after", "until", "over", "under", "behind", "near", "through", "during",
+        "without", "within", "across", "around", "between", "off", "up", "down", "out", "past",
+        "per", "via", "towards", "toward", "inside", "outside", "against", "along", "among",
+        "since", "all", "both", "half", "most", "some", "each", "every", "any", "none", "one",
+        "many", "few", "several", "only", "like", "than",
+    }
+)  # fmt: skip
+#: Plural nouns that do not look plural to the lemma test (:func:`_plural_at`).
+_IRREGULAR_PLURALS = frozenset(
+    {"people", "children", "men", "women", "staff", "belongings", "goods", "clothes", "police",
+     "feet", "teeth", "mice", "data", "media"}
+)  # fmt: skip
+#: Frequency adverbs and the ones they are swapped for (a different frequency, never a plain
+#: negation: "always" -> "never" is a negation flip, which other operators cover).
+FREQUENCY_SWAPS: dict[str, tuple[str, ...]] = {
+    "always": ("usually", "sometimes", "often"),
+    "usually": ("always", "sometimes", "rarely"),
+    "often": ("rarely", "always"),
+    "sometimes": ("always", "often", "rarely"),
+    "rarely": ("often", "always"),
+    "never": ("rarely", "sometimes"),
+}
+#: "all" and the partial quantifiers it becomes ("all the files" -> "most of the files").
+_ALL_SWAPS = ("most of", "some of", "half of")
+#: Words after "all" that make a phrase of its own, not a quantified noun phrase ("all right",
+#: "all day", "all set"): "all" is left alone before them.
+_NOT_QUANTIFIED_AFTER_ALL = frozenset(
+    {"right", "set", "day", "night", "week", "year", "along", "over", "in", "out", "done",
+     "good", "clear", "ready", "gone", "together", "at", "around", "about"}
+)  # fmt: skip
+#: Meaning-preserving forms of the same quantifiers (T0): "all the" <-> "all of the".
+_OF_OPTIONAL = frozenset({"all", "both", "half"})
+
+
+@functools.cache
+def _is_plural_noun(word: str) -> bool:
+    from lemminflect import getLemma
+
+    if word in _IRREGULAR_PLURALS:
+        return True
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return False
+    return word not in getLemma(word, upos="NOUN")
+
+
+def _plural_at(toks: Sequence[Any], i: int) -> bool:
+    """Whether the noun phrase starting at token ``i`` has a plural head: token ``i`` or ``i + 1``
+    (one adjective or noun modifier in between) is a plural noun. Quantifiers are inserted only
+    there: "most of the figures", not "most of the gap"."""
+    return any(
+        k < len(toks) and _is_word(toks[k]) and _is_plural_noun(toks[k].norm) for k in (i, i + 1)
+    )
+
+
+def op_quantifier(ctx: PlanContext, rng: random.Random) -> Edit | None:
+    """A change of quantifier or frequency scope inside a role span: T2 on an outcome span, T1 on
+    an inform span, never elsewhere.
+
+    * a partial quantifier inserted before a determiner noun phrase ("The figures look right" ->
+      "Most of the figures look right") whose head noun is plural, not after a preposition or
+      another quantifier;
+    * "all (of) the X" narrowed to "most of / some of / half of the X", and "most / some / half of
+      the X" widened to "the X" or "all of the X";
+    * a frequency adverb swapped for another frequency ("always" -> "usually").
+
+    With probability 1/4, and only where the reference has "all the", "both the" or "half the"
+    (or the same with "of"), a T0 rewording of the same words is planned instead ("all the X" ->
+    "all of the X"): the family must not teach that touching a quantifier always distorts.
+    """
+    toks = ctx.tokens
+    n = len(toks)
+    cands: list[Edit] = []
+    neutral: list[Edit] = []
+
+    def add(i: int, j: int, new: str, covered: int | None = None) -> None:
+        tier = _role_tier(ctx, i, j if covered is None else covered)
+        if tier is None:
+            return
+        edit = ctx.make(toks[i].start, toks[j - 1].end, new, "quantifier", tier)
+        if edit is not None:
+            cands.append(edit)
+
+    for i, tok in enumerate(toks):
+        norm = tok.norm
+        nxt = toks[i + 1] if i + 1 < n else None
+        prev = toks[i - 1].norm if i > 0 else ""
+        if (
+            norm in QUANTIFIABLE_DETERMINERS
+            and nxt is not None
+            and _is_word(nxt)
+            and prev not in _NO_QUANTIFIER_AFTER
+            and _plural_at(toks, i + 1)
+        ):
+            q = rng.choice(PARTIAL_QUANTIFIERS)
+            add(i, i + 1, match_case(tok.text, f"{q} {tok.text.lower()}"), covered=i + 2)
+        if norm == "all" and nxt is not None:
+            # "all the X" / "all of the X" / "all X"
+            j = i + 2 if nxt.norm == "of" else i + 1
+            q = rng.choice(_ALL_SWAPS)
+            if j < n and toks[j].norm in QUANTIFIABLE_DETERMINERS:
+                add(i, j, match_case(tok.text, q), covered=j + 1)
+            elif j == i + 1 and _is_word(nxt) and nxt.norm not in _NOT_QUANTIFIED_AFTER_ALL:
+                add(i, i + 1, match_case(tok.text, q.split()[0]), covered=i + 2)
+        if norm in ("most", "some", "half") and nxt is not None and nxt.norm == "of":
+            if i + 2 < n and toks[i + 2].norm in QUANTIFIABLE_DETERMINERS:
+                wide = rng.choice(("", "all of"))
+                if wide:
+                    add(i, i + 2, match_case(tok.text, wide), covered=i + 3)
+                else:  # drop "most of": the determiner takes the capital
+                    det = toks[i + 2]
+                    tier = _role_tier(ctx, i, i + 3)
+                    if tier is not None:
+                        edit = ctx.make(
+                            tok.start, det.end, match_case(tok.text, det.text.lower()),
+                            "quantifier", tier,
+                        )  # fmt: skip
+                        if edit is not None:
+                            cands.append(edit)
+        if norm in FREQUENCY_SWAPS:
+            add(i, i + 1, match_case(tok.text, rng.choice(FREQUENCY_SWAPS[norm])))
+        if norm in _OF_OPTIONAL and nxt is not None:
+            if nxt.norm in QUANTIFIABLE_DETERMINERS:  # "all the" -> "all of the"
+                new = f"{tok.text} of {nxt.text}"
+                edit = ctx.make(tok.start, nxt.end, new, "quantifier_reword", 0)
+            elif nxt.norm == "of" and i + 2 < n and toks[i + 2].norm in QUANTIFIABLE_DETERMINERS:
+                edit = ctx.make(tok.start, toks[i + 2].end, f"{tok.text} {toks[i + 2].text}",
+                                "quantifier_reword", 0)  # fmt: skip
+            else:
+                edit = None
+            if edit is not None:
+                neutral.append(edit)
+    if neutral and rng.random() < 0.25:
+        return rng.choice(neutral)
     return rng.choice(cands) if cands else None

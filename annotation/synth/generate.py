@@ -106,6 +106,7 @@ __all__ = [
     "GENERATOR_VERSION_V11",
     "GENERATOR_VERSION_V12",
     "GENERATOR_VERSION_V13",
+    "GENERATOR_VERSION_V14",
     "GenerationConfig",
     "PoolItem",
     "Reference",
@@ -132,6 +133,9 @@ GENERATOR_VERSION_V12 = f"synth-1.2+lex{lexicon.LEXICON_VERSION}"
 #: ``fam`` part versions the hand-written family data (phrase lexicon, directions table).
 FAMILY_DATA_VERSION = "1"
 GENERATOR_VERSION_V13 = f"synth-1.3+lex{lexicon.LEXICON_VERSION}+fam{FAMILY_DATA_VERSION}"
+#: ``synth-1.4``: ``synth-1.3`` plus quantifier and frequency scope pairs (``-Q``), appended after
+#: each reference's other records, so every ``synth-1.3`` pair is unchanged before the split.
+GENERATOR_VERSION_V14 = f"synth-1.4+lex{lexicon.LEXICON_VERSION}+fam{FAMILY_DATA_VERSION}"
 SOURCE = "synth-v1"
 DEFAULT_POOL_ROOT = Path(__file__).resolve().parents[1] / "sources"
 
@@ -208,10 +212,14 @@ class GenerationConfig:
     #: ``synth-1.3``: add the hand-written sentence rewrites (``rewrites/*.jsonl``, all gaps T0)
     #: and their contrast flips (the flipped gap T2 or T1).
     sentence_rewrites: bool = False
+    #: ``synth-1.4``: probability that a reference with a quantifiable noun phrase or frequency
+    #: adverb in a role span also yields a quantifier pair (T2 on outcome, T1 on inform spans).
+    quantifier_probability: float = 0.0
 
     def __post_init__(self) -> None:
         names = ("passage_probability", "family_probability", "ladder_probability",
-                 "reword_probability", "direction_probability")  # fmt: skip
+                 "reword_probability", "direction_probability",
+                 "quantifier_probability")  # fmt: skip
         for name in names:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -244,6 +252,7 @@ class GenerationConfig:
             or self.direction_probability > 0
             or self.short_commands
             or self.sentence_rewrites
+            or self.quantifier_probability > 0
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -260,13 +269,17 @@ class GenerationConfig:
             for name in ("reword_probability", "direction_probability", "short_commands",
                          "short_pairs_per_reference", "sentence_rewrites"):  # fmt: skip
                 del d[name]
+        if not self.quantifier_probability:
+            del d["quantifier_probability"]
         return d
 
 
 def generator_version(config: GenerationConfig) -> str:
     """``synth-1.0+lex…`` with the default options, ``synth-1.1+lex…`` with passages or
     families, ``synth-1.2+lex…`` with ladders, ``synth-1.3+lex…+fam…`` with any of the issue #12
-    families."""
+    families, ``synth-1.4+lex…+fam…`` with quantifier pairs."""
+    if config.quantifier_probability > 0:
+        return GENERATOR_VERSION_V14
     if config.uses_v13_options:
         return GENERATOR_VERSION_V13
     if config.ladder_probability > 0:
@@ -986,6 +999,10 @@ def generate_pairs(
             extra += _direction_pair(
                 ref, seen, config, phonetic, common, analyzer, counters, version
             )
+        if config.quantifier_probability > 0:
+            extra += _quantifier_pair(
+                ref, seen, config, phonetic, common, analyzer, counters, version
+            )
         for record in extra:
             seen.add(record.hypothesis)
             records.append(record)
@@ -1382,13 +1399,63 @@ def _direction_pair(
     CGD does not give exactly one gap at the swap's tier and the rest T0."""
     from annotation.synth.families import op_direction
 
+    return _one_edit_family_pair(
+        ref, seen, config, phonetic, common, analyzer, counters, version,
+        family="direction", suffix="D", operator=op_direction,
+        probability=config.direction_probability,
+    )  # fmt: skip
+
+
+def _quantifier_pair(
+    ref: Reference,
+    seen: set[str],
+    config: GenerationConfig,
+    phonetic: PhoneticIndex,
+    common: frozenset[str],
+    analyzer: Any,
+    counters: Counter[str],
+    version: str,
+) -> list[Record]:
+    """A quantifier pair (``-Q``, ``synth-1.4``): one change of quantifier or frequency scope in a
+    role span (:func:`annotation.synth.families.op_quantifier`; T2 on outcome, T1 on inform, or
+    its T0 rewording), and with even odds one T0 edit of the ordinary operators. Seeded
+    ``"{seed}:{reference id}:quantifier"``; dropped (and counted) as for :func:`_direction_pair`."""
+    from annotation.synth.families import op_quantifier
+
+    return _one_edit_family_pair(
+        ref, seen, config, phonetic, common, analyzer, counters, version,
+        family="quantifier", suffix="Q", operator=op_quantifier,
+        probability=config.quantifier_probability,
+    )  # fmt: skip
+
+
+def _one_edit_family_pair(
+    ref: Reference,
+    seen: set[str],
+    config: GenerationConfig,
+    phonetic: PhoneticIndex,
+    common: frozenset[str],
+    analyzer: Any,
+    counters: Counter[str],
+    version: str,
+    *,
+    family: str,
+    suffix: str,
+    operator: Callable[[PlanContext, random.Random], Edit | None],
+    probability: float,
+) -> list[Record]:
+    """The pair of a one-edit family (record id ``synth-{ref}-{suffix}``, profile ``family``):
+    the family's edit, taken with ``probability`` where the reference has one, and with even
+    odds one ordinary T0 edit; kept only when CGD gives exactly one gap at the edit's tier and
+    the rest T0. Counters ``{family}_eligible_references``, ``{family}_records`` and
+    ``{family}_skipped_*``."""
     ctx = PlanContext(ref.text, ref.spans, phonetic, common)
-    rng = random.Random(f"{config.seed}:{ref.id}:direction")
-    edit = op_direction(ctx, rng)
+    rng = random.Random(f"{config.seed}:{ref.id}:{family}")
+    edit = operator(ctx, rng)
     if edit is None:
         return []
-    counters["direction_eligible_references"] += 1
-    if rng.random() >= config.direction_probability:
+    counters[f"{family}_eligible_references"] += 1
+    if rng.random() >= probability:
         return []
     ctx.edits.append(edit)
     if rng.random() < 0.5:
@@ -1398,17 +1465,17 @@ def _direction_pair(
     surface = rng.random() < config.surface_probability
     edits = sorted(ctx.edits, key=lambda e: (e.start, e.end))
     made = _family_record(
-        f"synth-{ref.id}-D", ref, edits, surface, config=config, analyzer=analyzer,
-        version=version, profile="direction",
+        f"synth-{ref.id}-{suffix}", ref, edits, surface, config=config, analyzer=analyzer,
+        version=version, profile=family,
     )  # fmt: skip
     if made is None or made[0].hypothesis in seen:
-        counters["direction_skipped_duplicate"] += 1
+        counters[f"{family}_skipped_duplicate"] += 1
         return []
     record, unexplained = made
     if unexplained or [t for t in record.tiers if t > 0] != ([edit.tier] if edit.tier else []):
-        counters["direction_skipped_resegmented"] += 1
+        counters[f"{family}_skipped_resegmented"] += 1
         return []
-    counters["direction_records"] += 1
+    counters[f"{family}_records"] += 1
     return [record]
 
 
@@ -1714,7 +1781,8 @@ def _ladder_stats(
 
 
 #: ``synth-1.3`` record families by ``provenance.profile`` (short commands by pool file).
-V13_PROFILES = ("reword", "reword_flip", "direction", "sentence_rewrite", "rewrite_flip")
+V13_PROFILES = ("reword", "reword_flip", "direction", "sentence_rewrite", "rewrite_flip",
+                "quantifier")  # fmt: skip
 
 
 def _v13_stats(
@@ -1746,6 +1814,12 @@ def _v13_stats(
             "short_commands": config.short_commands,
             "short_pairs_per_reference": config.short_pairs_per_reference,
             "sentence_rewrites": config.sentence_rewrites,
+            # synth-1.4 only, so that synth-1.3 stats stay byte-identical
+            **(
+                {"quantifier_probability": config.quantifier_probability}
+                if config.quantifier_probability
+                else {}
+            ),
         },
         "data": {
             "family_data_version": FAMILY_DATA_VERSION,
@@ -1765,7 +1839,7 @@ def _v13_stats(
         "counters": {
             k: v
             for k, v in sorted(counters.items())
-            if k.startswith(("reword_", "direction_", "rewrite_", "short_"))
+            if k.startswith(("reword_", "direction_", "rewrite_", "short_", "quantifier_"))
         },
     }
 
