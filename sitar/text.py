@@ -22,9 +22,8 @@ import sys
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from itertools import repeat
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from sitar.errors import InputError
 
@@ -46,9 +45,12 @@ _NUMERIC_JOINERS = frozenset({".", ","})
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token: its original text, normalized form and half-open character span ``[start, end)``."""
+class Token(NamedTuple):
+    """One token: its original text, normalized form and half-open character span ``[start, end)``.
+
+    An immutable named tuple (so ``text, norm, start, end = token`` works, and a token equals the
+    plain tuple of its fields): building one is a single C-level call, which matters because
+    every :func:`sitar.segment` call builds one per token of both strings."""
 
     text: str
     norm: str
@@ -146,9 +148,9 @@ def _tokenize(text: str) -> tuple[tuple[Token, ...], list[str]]:
     """:func:`tokenize` and the tokens' normalized forms as a list (what CGD matches on).
 
     Every per-token step runs as a ``map`` over C-level callables (match accessors, ``str``
-    methods, the slot setters of :class:`Token`), so no Python bytecode runs per token: building
-    the tokens was most of the cost of tokenization, and tokenization a large part of
-    :func:`sitar.segment` on short pairs.
+    methods, ``tuple.__new__``), so no Python bytecode runs per token: building the tokens was
+    most of the cost of tokenization, and tokenization a large part of :func:`sitar.segment` on
+    short pairs.
     """
     if not isinstance(text, str):
         raise InputError(f"tokenize() expects a str, got {type(text).__name__}")
@@ -167,18 +169,17 @@ def _tokenize(text: str) -> tuple[tuple[Token, ...], list[str]]:
             map(text.__getitem__, map(slice, map(_match_start, matches), map(_match_end, matches)))
         )
         norms = list(map(str.casefold, map(str.translate, pieces, repeat(_DELETE_APOSTROPHES))))
-    tokens = list(map(_alloc, repeat(Token, len(pieces))))
-    _consume(map(_set_text, tokens, pieces))
-    _consume(map(_set_norm, tokens, norms))
-    _consume(map(_set_start, tokens, map(_match_start, matches)))
-    _consume(map(_set_end, tokens, map(_match_end, matches)))
-    return tuple(tokens), norms
+    fields = zip(pieces, norms, map(_match_start, matches), map(_match_end, matches), strict=True)
+    return tuple(map(_new_tuple, repeat(Token), fields)), norms
 
 
-# Building a Token without its dataclass __init__: the frozen dataclass's own ``__init__`` goes
-# through ``object.__setattr__`` once per field from Python; allocating with ``object.__new__``
-# and filling the slots with their descriptors' setters gives the same object (tests compare
-# them) and can run inside ``map``.
+# ``tuple.__new__(Token, fields)`` is what ``Token(*fields)`` does, minus the Python-level
+# ``__new__`` of the named tuple: the same object (tests compare them), built inside ``map``.
+_new_tuple: Callable[[type[Token], tuple[str, str, int, int]], Token] = tuple.__new__  # type: ignore[assignment]
+
+# Building a slotted frozen dataclass without its ``__init__`` (which goes through
+# ``object.__setattr__`` once per field from Python): allocate with ``object.__new__`` and fill
+# the slots with their descriptors' setters (:func:`slot_setter`); used by :mod:`sitar.cgd`.
 _alloc = object.__new__
 
 
@@ -188,7 +189,5 @@ def slot_setter(cls: type[_T], name: str) -> Callable[[_T, Any], None]:
     return getattr(cls, name).__set__  # type: ignore[no-any-return]
 
 
-_set_text, _set_norm = slot_setter(Token, "text"), slot_setter(Token, "norm")
-_set_start, _set_end = slot_setter(Token, "start"), slot_setter(Token, "end")
 _match_group, _match_start, _match_end = re.Match.group, re.Match.start, re.Match.end
 _consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
