@@ -56,11 +56,13 @@ A third opt-in option (0 by default) gives ``synth-1.2``:
 Four more opt-in options (off by default) give ``synth-1.3`` (issue #12; data and operators in
 :mod:`.families`): ``reword_probability`` (:func:`_reword_pairs`: phrase-lexicon rewordings, all
 gaps T0, and their look-alike contrast flips), ``direction_probability``
-(:func:`_direction_pair`: direction and antonym swaps, T2 on outcome / T1 on inform spans),
+(:func:`_one_edit_family_pair`: direction and antonym swaps, T2 on outcome / T1 on inform spans),
 ``short_commands`` (2-8 word commands from ``short/*.jsonl`` as extra references, split on their
 own) and ``sentence_rewrites`` (:func:`rewrite_records`: hand-written whole-sentence paraphrases,
 every gap T0, and their flips, exactly the flipped gap T2/T1). Like ladders they only add records:
-every other record is the record a run without them makes.
+every other record is the record a run without them makes. ``quantifier_probability`` gives
+``synth-1.4`` (:func:`annotation.synth.families.op_quantifier`: quantifier and frequency scope,
+T2 on outcome / T1 on inform spans), again only adding records.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.synth import lexicon
+from annotation.synth import families, lexicon
 from annotation.synth.operators import (
     OPERATORS,
     VALUE_OPS,
@@ -952,7 +954,7 @@ def generate_pairs(
 
     ``n_weights`` are the weights of 1, 2, ... edits per pair (short commands use
     :data:`SHORT_EDIT_WEIGHTS`). With a ``synth-1.3`` reword or direction probability, each
-    reference may also yield the pairs of :func:`_reword_pairs` and :func:`_direction_pair`,
+    reference may also yield the pairs of :func:`_reword_pairs` and :func:`_one_edit_family_pair`,
     made after all its other records.
 
     With ``family_probability`` > 0, every pair may be followed by its nested sibling
@@ -995,14 +997,13 @@ def generate_pairs(
         extra: list[Record] = []
         if config.reword_probability > 0:
             extra += _reword_pairs(ref, seen, config, phonetic, common, analyzer, counters, version)
-        if config.direction_probability > 0:
-            extra += _direction_pair(
-                ref, seen, config, phonetic, common, analyzer, counters, version
-            )
-        if config.quantifier_probability > 0:
-            extra += _quantifier_pair(
-                ref, seen, config, phonetic, common, analyzer, counters, version
-            )
+        for family, suffix, option, op_name in ONE_EDIT_FAMILIES:
+            if getattr(config, option) > 0:
+                extra += _one_edit_family_pair(
+                    ref, seen, config, phonetic, common, analyzer, counters, version,
+                    family=family, suffix=suffix, operator=getattr(families, op_name),
+                    probability=getattr(config, option),
+                )  # fmt: skip
         for record in extra:
             seen.add(record.hypothesis)
             records.append(record)
@@ -1383,50 +1384,15 @@ def _reword_pairs(
     return out
 
 
-def _direction_pair(
-    ref: Reference,
-    seen: set[str],
-    config: GenerationConfig,
-    phonetic: PhoneticIndex,
-    common: frozenset[str],
-    analyzer: Any,
-    counters: Counter[str],
-    version: str,
-) -> list[Record]:
-    """A direction pair (``-D``): one direction/antonym swap or phonetic neighbour in a role span
-    (:func:`annotation.synth.families.op_direction`), and with even odds one T0 edit of the
-    ordinary operators. Seeded ``"{seed}:{reference id}:direction"``; dropped (and counted) when
-    CGD does not give exactly one gap at the swap's tier and the rest T0."""
-    from annotation.synth.families import op_direction
-
-    return _one_edit_family_pair(
-        ref, seen, config, phonetic, common, analyzer, counters, version,
-        family="direction", suffix="D", operator=op_direction,
-        probability=config.direction_probability,
-    )  # fmt: skip
-
-
-def _quantifier_pair(
-    ref: Reference,
-    seen: set[str],
-    config: GenerationConfig,
-    phonetic: PhoneticIndex,
-    common: frozenset[str],
-    analyzer: Any,
-    counters: Counter[str],
-    version: str,
-) -> list[Record]:
-    """A quantifier pair (``-Q``, ``synth-1.4``): one change of quantifier or frequency scope in a
-    role span (:func:`annotation.synth.families.op_quantifier`; T2 on outcome, T1 on inform, or
-    its T0 rewording), and with even odds one T0 edit of the ordinary operators. Seeded
-    ``"{seed}:{reference id}:quantifier"``; dropped (and counted) as for :func:`_direction_pair`."""
-    from annotation.synth.families import op_quantifier
-
-    return _one_edit_family_pair(
-        ref, seen, config, phonetic, common, analyzer, counters, version,
-        family="quantifier", suffix="Q", operator=op_quantifier,
-        probability=config.quantifier_probability,
-    )  # fmt: skip
+#: The one-edit families: (profile and seed label, record id suffix, config option, operator
+#: name in :mod:`annotation.synth.families`). ``direction`` (``synth-1.3``): one direction or
+#: antonym swap or phonetic neighbour in a role span (``op_direction``). ``quantifier``
+#: (``synth-1.4``): one change of quantifier or frequency scope in a role span, or its T0
+#: rewording (``op_quantifier``).
+ONE_EDIT_FAMILIES = (
+    ("direction", "D", "direction_probability", "op_direction"),
+    ("quantifier", "Q", "quantifier_probability", "op_quantifier"),
+)
 
 
 def _one_edit_family_pair(
@@ -1444,10 +1410,11 @@ def _one_edit_family_pair(
     operator: Callable[[PlanContext, random.Random], Edit | None],
     probability: float,
 ) -> list[Record]:
-    """The pair of a one-edit family (record id ``synth-{ref}-{suffix}``, profile ``family``):
+    """The pair of a one-edit family (:data:`ONE_EDIT_FAMILIES`; record id
+    ``synth-{ref}-{suffix}``, profile ``family``, seeded ``"{seed}:{reference id}:{family}"``):
     the family's edit, taken with ``probability`` where the reference has one, and with even
     odds one ordinary T0 edit; kept only when CGD gives exactly one gap at the edit's tier and
-    the rest T0. Counters ``{family}_eligible_references``, ``{family}_records`` and
+    the rest T0 (dropped and counted otherwise). Counters ``{family}_eligible_references``, ``{family}_records`` and
     ``{family}_skipped_*``."""
     ctx = PlanContext(ref.text, ref.spans, phonetic, common)
     rng = random.Random(f"{config.seed}:{ref.id}:{family}")
