@@ -22,6 +22,8 @@ from annotation.challenge import (
     CATEGORIES,
     CHALLENGE_FILE,
     POSITIONS,
+    SCOPE_CATEGORIES,
+    SCOPE_FILE,
     band_of,
     load_challenge,
 )
@@ -58,6 +60,22 @@ def test_file_is_well_formed() -> None:
     # every tier is represented, and T0 cases are not a minority of the rewordings
     assert {it.expected for it in items} >= {"T0", "T1", "T2"}
     assert Counter(it.expected for it in items if it.category == "rewording")["T0"] >= 20
+
+
+def test_scope_file_is_well_formed_and_separate() -> None:
+    """The quantifier/frequency scope file: its own categories, every tier, T0 rewordings of the
+    same quantity, and no case shared with the main file."""
+    items = load_challenge(SCOPE_FILE)
+    assert len(items) >= 40
+    per_category = Counter(it.category for it in items)
+    assert set(per_category) == set(SCOPE_CATEGORIES) and min(per_category.values()) >= 10
+    assert {it.expected for it in items} >= {"T0", "T1", "T2"}
+    assert {it.expected for it in items if it.category == "scope_rewording"} == {"T0"}
+    for it in items:
+        assert _key(it.reference) != _key(it.hypothesis), it.id
+        assert it.reason and it.source.startswith("hand:")
+    main = {(_key(it.reference), _key(it.hypothesis)) for it in load_challenge()}
+    assert not main & {(_key(it.reference), _key(it.hypothesis)) for it in items}
 
 
 def test_bands_follow_spec_section_5() -> None:
@@ -108,7 +126,7 @@ def test_no_overlap_with_training_sources_or_the_dev_set() -> None:
     texts, pairs = _training_texts()
     assert len(texts) > 1500 and len(pairs) > 500  # the sources were found
     patterns = _template_patterns()
-    for it in load_challenge():
+    for it in [*load_challenge(), *load_challenge(SCOPE_FILE)]:
         ref, hyp = _key(it.reference), _key(it.hypothesis)
         assert (ref, hyp) not in pairs, it.id
         assert ref not in texts and hyp not in texts, it.id
@@ -185,6 +203,10 @@ def test_evaluate_counts_band_hits_and_orderings() -> None:
     below_t2 = [it for it in items if it.expected != "T2"]
     over = evaluate(_FakeScorer(below_t2, lambda it: float(it.band[1])), below_t2)
     assert over["per_category"]["overall"]["in_band"] == 0.0
+    scope = load_challenge(SCOPE_FILE)
+    t0_only = evaluate(_FakeScorer(scope, lambda it: 0.0), scope)["per_category"]
+    assert set(t0_only) == {*SCOPE_CATEGORIES, "overall"}  # the scope categories are reported
+    assert t0_only["scope_rewording"]["in_band"] == 1.0 and t0_only["frequency"]["in_band"] == 0.0
 
 
 def test_wer_baseline() -> None:

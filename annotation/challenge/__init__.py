@@ -9,7 +9,9 @@ expression only, T1 uptake changes with the outcome preserved, T2 outcome change
 pairs occurs in the synthetic generator's sources or the dev set (``tests/test_challenge.py``).
 
 :func:`load_challenge` reads and validates the file; :mod:`annotation.challenge.evaluate` scores
-it with any checkpoint.
+it with any checkpoint. ``sitar_challenge_scope_v1.jsonl`` (:data:`SCOPE_FILE`, categories
+:data:`SCOPE_CATEGORIES`) is a second file of the same format on quantifier and frequency scope,
+scored on its own with ``--file``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ __all__ = [
     "CATEGORIES",
     "CHALLENGE_FILE",
     "POSITIONS",
+    "SCOPE_CATEGORIES",
+    "SCOPE_FILE",
     "ChallengeItem",
     "band_of",
     "load_challenge",
@@ -36,6 +40,11 @@ CATEGORIES = (
     "direction", "antonym", "rewording", "flip", "short_command", "number_date", "negation",
     "disfluency",
 )  # fmt: skip
+#: The scope file (2026-12-02): quantifier and frequency scope, written by hand by a helper
+#: session that saw neither the generator's quantifier family nor any model output. Scored on its
+#: own (``--file``), so the numbers of ``sitar_challenge_v1.jsonl`` stay comparable.
+SCOPE_FILE = Path(__file__).resolve().parent / "sitar_challenge_scope_v1.jsonl"
+SCOPE_CATEGORIES = ("quantifier", "frequency", "scope_rewording")
 #: SPEC §5 severity positions ``t + delta / 3`` by label.
 POSITIONS: dict[str, Fraction] = {
     "T0": Fraction(0), "T0->T1": Fraction(1, 3), "T1->T0": Fraction(2, 3), "T1": Fraction(1),
@@ -92,8 +101,9 @@ def load_challenge(path: str | os.PathLike[str] = CHALLENGE_FILE) -> list[Challe
             raise InputError(f"{where}: need exactly the fields {_FIELDS}")
         if not all(isinstance(d[k], str) and d[k].strip() for k in _FIELDS if k != "band"):
             raise InputError(f"{where}: every field but 'band' must be a non-empty string")
-        if d["category"] not in CATEGORIES:
-            raise InputError(f"{where}: unknown category {d['category']!r} (one of {CATEGORIES})")
+        if d["category"] not in CATEGORIES + SCOPE_CATEGORIES:
+            known = CATEGORIES + SCOPE_CATEGORIES
+            raise InputError(f"{where}: unknown category {d['category']!r} (one of {known})")
         band = band_of(d["expected"])
         if d["band"] != [str(band[0]), str(band[1])]:
             raise InputError(f"{where}: band {d['band']} is not the band of {d['expected']}")

@@ -38,6 +38,7 @@ from annotation.challenge import (
     CATEGORIES,
     CHALLENGE_FILE,
     POSITIONS,
+    SCOPE_CATEGORIES,
     ChallengeItem,
     load_challenge,
 )
@@ -112,7 +113,7 @@ def evaluate(scorer: Any, items: Sequence[ChallengeItem], *, batch_size: int = 1
         for it, s, w in zip(items, scores, wers, strict=True)
     ]  # fmt: skip
     per_category: dict[str, dict[str, Any]] = {}
-    for cat in [*CATEGORIES, "overall"]:
+    for cat in [*CATEGORIES, *SCOPE_CATEGORIES, "overall"]:
         rows = [r for r in per_item if cat == "overall" or r["category"] == cat]
         if not rows:
             continue
@@ -165,11 +166,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"signature: {report['signature']}")
-    print(f"{'category':14s} {'n':>4s} {'in band':>8s} {'region':>8s} {'pairs':>6s} "
+    print(f"{'category':16s} {'n':>4s} {'in band':>8s} {'region':>8s} {'pairs':>6s} "
           f"{'SITAR ord':>9s} {'WER ord':>8s}")  # fmt: skip
     for cat, row in report["per_category"].items():
         print(
-            f"{cat:14s} {row['n']:4d} {_fmt(row['in_band']):>8s} {_fmt(row['in_region']):>8s} "
+            f"{cat:16s} {row['n']:4d} {_fmt(row['in_band']):>8s} {_fmt(row['in_region']):>8s} "
             f"{row['ordered_pairs']:6d} {_fmt(row['sitar_pair_order']):>9s} "
             f"{_fmt(row['wer_pair_order']):>8s}"
         )
