@@ -70,8 +70,10 @@ _BAND_EPS = 1e-9
 
 #: Name and version of the estimated-tier rule (see :func:`estimate_tier`); part of explanations.
 TIER_RULE = "position-nominal-1"
-#: The rule of the gap head's same-pass tiers (SPEC §7b; see :mod:`sitar.gapscore`).
+#: The rule of the gap head's same-pass tiers (SPEC §7b; see :mod:`sitar.gapscore`): the rounded
+#: expected step (the default ``mean`` decoding) or, with ``decode="median"``, the median step.
 GAP_HEAD_RULE = "gap-head-expected-step-1"
+GAP_HEAD_RULES = {"mean": GAP_HEAD_RULE, "median": "gap-head-median-step-1"}
 #: ``explain`` methods: ``auto`` picks ``gaps`` for a gap-head scorer, else ``rescore``.
 EXPLAIN_METHODS = ("auto", "gaps", "rescore")
 #: Version of the bootstrap / p-value / win-probability definitions (see :func:`paired_bootstrap`).
@@ -470,7 +472,7 @@ def explain_analyses(
                 score=a.raw / scale,
                 gaps=gaps,
                 n_model_inputs=a.n_windows,
-                tier_rule=GAP_HEAD_RULE,
+                tier_rule=GAP_HEAD_RULES[getattr(scorer, "decode", "mean")],
                 signature=sig,
                 segmentation_signature=seg.signature,
                 method="gaps",

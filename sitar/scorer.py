@@ -451,6 +451,7 @@ class Scorer:
         analyzer: str | Analyzer | None = None,
         head: str | None = None,
         tie_breaker: int | None = None,
+        decode: str | None = None,
     ) -> None:
         for attr in ("run_batch", "input_names"):
             if not hasattr(predictor, attr):
@@ -475,7 +476,19 @@ class Scorer:
         self.gap_aware = bool(getattr(predictor, "gap_aware", False))
         self.head = self._resolve_head(head)
         self.tie_breaker = self._resolve_tie_breaker(tie_breaker)
+        self.decode = self._resolve_decode(decode)
         self._signature: str | None = None
+
+    def _resolve_decode(self, rule: str | None) -> str:
+        from sitar.gapscore import DECODE_RULES, DEFAULT_DECODE
+
+        if rule is None:
+            return DEFAULT_DECODE
+        if not isinstance(rule, str) or rule not in DECODE_RULES:
+            raise InputError(f"decode must be one of {DECODE_RULES}, got {rule!r}")
+        if self.head != "gaps":
+            raise InputError("decode applies to the gap head (head='gaps') only")
+        return rule
 
     def _resolve_tie_breaker(self, version: int | None) -> int:
         from sitar.gapscore import TIE_BREAK_VERSION, TIE_BREAK_VERSIONS
@@ -517,6 +530,7 @@ class Scorer:
         analyzer: str | Analyzer | None = None,
         head: str | None = None,
         tie_breaker: int | None = None,
+        decode: str | None = None,
     ) -> Scorer:
         """Load a checkpoint: a local folder, a Hugging Face repo id (``revision`` optional;
         ``HF_HUB_OFFLINE`` respected) or ``None`` for the packaged default.
@@ -531,6 +545,8 @@ class Scorer:
         signature. ``head`` is ``"gaps"`` or ``"pair"`` (default: the checkpoint's choice;
         ``"pair"`` for checkpoints without a gap head). ``tie_breaker`` is the gap head's rule
         inside the SPEC §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
+        signature). ``decode`` is how the gap head's ordinal logits become a step, ``"mean"``
+        (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
         signature).
         """
         if isinstance(path_or_hub_id, bool) or not (
@@ -564,6 +580,7 @@ class Scorer:
                 analyzer=analyzer,
                 head=head,
                 tie_breaker=tie_breaker,
+                decode=decode,
             )
         try:
             from sitar.modeling import TorchPredictor
@@ -580,6 +597,7 @@ class Scorer:
             analyzer=analyzer,
             head=head,
             tie_breaker=tie_breaker,
+            decode=decode,
         )
 
     @property
@@ -609,6 +627,10 @@ class Scorer:
                 extra["mark"] = MARKING_VERSION
             if self.head == "gaps":
                 extra["tb"] = str(self.tie_breaker)
+                from sitar.gapscore import DEFAULT_DECODE
+
+                if self.decode != DEFAULT_DECODE:
+                    extra["dec"] = self.decode
             extra["win"] = WINDOWING_VERSION
             self._signature = make_signature(
                 analyzer=analyzer,
@@ -768,7 +790,7 @@ class Scorer:
     ) -> tuple[PairAnalysis, ...]:
         from sitar.gapscore import (
             aggregate,
-            expected_steps,
+            decoded_steps,
             predict_gaps,
             segmentation_extent,
             severity_extent_fraction,
@@ -806,7 +828,7 @@ class Scorer:
                     f"the {self.backend} predictor returned no per-gap logits for a gap-marked "
                     "input; the checkpoint's graph has no gap head"
                 )
-            e = expected_steps(out.gap_logits)  # (G_window,)
+            e = decoded_steps(out.gap_logits, self.decode)  # (G_window,)
             for k, gap_id in enumerate(window.gap_ids):
                 # Pieces of one oversized gap are one gap: its highest piece counts.
                 if not seen[i][gap_id] or e[k] > expected[i][gap_id]:

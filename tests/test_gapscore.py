@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from sitar.errors import InputError
 from sitar.gapscore import (
+    DECODE_RULES,
     TIE_BREAK_MAX,
     GapPrediction,
     aggregate,
+    decoded_steps,
     expected_steps,
     gap_extent,
     predict_gaps,
@@ -46,6 +48,40 @@ def test_expected_steps_and_rounding():
         expected_steps(np.array([np.nan]))
     with pytest.raises(InputError):
         predict_gaps([math.inf])
+
+
+def test_median_decoding_counts_the_thresholds_passed():
+    """``median``: the step is the number of logits above 0 (the usual ordinal decode), and the
+    value the tie-breaker reads is the expected step moved into that step's range; ``mean`` is
+    the expected step itself."""
+    hedged = np.array([[9.0, 9.0, 9.0, 9.0, 2.0, 0.4]])  # all six passed, the last two unsure
+    assert expected_steps(hedged)[0] < 5.5  # the mean rounds to 5: T2 -> T1
+    assert [g.step for g in predict_gaps(decoded_steps(hedged, "mean"))] == [5]
+    assert [g.step for g in predict_gaps(decoded_steps(hedged, "median"))] == [6]
+    assert np.array_equal(decoded_steps(hedged), expected_steps(hedged))
+    # near the bottom the clipped value must still round down: the float just below 1/2 plus 1/2
+    # is 1.0 in floating point
+    low = np.array(
+        [[-0.01, -9.0, -9.0, -9.0, -9.0, -9.0]] * 2 + [[-0.2, -0.3, -0.4, -0.5, -0.6, -0.7]]
+    )
+    assert [g.step for g in predict_gaps(decoded_steps(low, "median"))] == [0, 0, 0]
+    with pytest.raises(InputError, match="decode"):
+        decoded_steps(hedged, "mode")
+    assert DECODE_RULES == ("mean", "median")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    logits=st.lists(st.floats(min_value=-12, max_value=12, allow_nan=False), min_size=6, max_size=6)
+)
+def test_median_step_is_the_count_of_positive_logits(logits):
+    x = np.array([logits])
+    value = float(decoded_steps(x, "median")[0])
+    (gap,) = predict_gaps([value])
+    assert gap.step == int((x > 0).sum())
+    e = float(expected_steps(x)[0])
+    if min(max(math.floor(e + 0.5), 0), 6) == gap.step:
+        assert value == e  # the mean already rounds there: nothing moves
 
 
 def test_aggregate_is_spec5_without_tie_breaker():

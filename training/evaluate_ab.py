@@ -68,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variant", help="ONNX variant (default: the checkpoint's)")
     parser.add_argument("--head", help="gaps or pair (default: the checkpoint's)")
     parser.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
+    parser.add_argument(
+        "--decode", choices=("mean", "median"), help="gap head decoding (default mean)"
+    )
     parser.add_argument("--baselines", default="semdist,bertscore", help="'' for none")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the report as JSON here")
@@ -84,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             head=args.head,
             threads=args.threads,
             tie_breaker=args.tie_breaker,
+            decode=args.decode,
         )
         metrics: dict[str, Callable[[list[str], list[str]], list[float]]] = {
             "sitar": lambda r, h: list(scorer.score(references=r, hypotheses=h).raw),

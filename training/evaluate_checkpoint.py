@@ -319,6 +319,7 @@ def evaluate_checkpoint(
     baselines: Sequence[str] = (),
     baseline_encoder: str = DEFAULT_ENCODER,
     tie_breaker: int | None = None,
+    decode: str | None = None,
 ) -> dict[str, Any]:
     """Load ``checkpoint`` with :class:`sitar.scorer.Scorer` and report on the dev set (unless
     ``devset`` is ``None``) and on ``records``. ``baselines`` (names from
@@ -331,7 +332,9 @@ def evaluate_checkpoint(
         raise InputError(
             "the embedding baselines are computed on the dev set and the records; both are off"
         )
-    scorer = Scorer.load(checkpoint, variant=variant, threads=threads, tie_breaker=tie_breaker)
+    scorer = Scorer.load(
+        checkpoint, variant=variant, threads=threads, tie_breaker=tie_breaker, decode=decode
+    )
     report: dict[str, Any] = {"checkpoint": checkpoint, "signature": scorer.signature}
     if devset is not None:
         report["devset"] = devset_report(
@@ -370,6 +373,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
+    parser.add_argument(
+        "--decode", choices=("mean", "median"), help="gap head decoding (default mean)"
+    )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument(
         "--baselines",
@@ -398,6 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             baselines=parse_baselines(args.baselines),
             baseline_encoder=args.baseline_encoder,
             tie_breaker=args.tie_breaker,
+            decode=args.decode,
         )
     except SitarError as e:
         print(f"evaluate_checkpoint: error: {e}", file=sys.stderr)

@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--file", type=Path, default=CHALLENGE_FILE, help="challenge JSONL file")
     p.add_argument("--variant", default=None, help="ONNX variant: int8 or fp32")
     p.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
+    p.add_argument("--decode", choices=("mean", "median"), help="gap head decoding (default mean)")
     p.add_argument("--json", type=Path, default=None, help="also write the full report here")
     p.add_argument(
         "--batch-size", type=int, default=1,
@@ -160,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sitar import Scorer
 
         items = load_challenge(args.file)
-        scorer = Scorer.load(args.checkpoint, variant=args.variant, tie_breaker=args.tie_breaker)
+        scorer = Scorer.load(
+            args.checkpoint, variant=args.variant, tie_breaker=args.tie_breaker, decode=args.decode
+        )
         report = evaluate(scorer, items, batch_size=args.batch_size)
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -152,8 +152,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_tie_breaker_argument(parser: Any) -> None:
-    """``--tie-breaker 2|3`` (``sitar.gapscore.TIE_BREAK_VERSIONS``, not imported here: it would
-    load numpy to build a parser), for every command that loads a scorer."""
+    """``--tie-breaker 2|3`` and ``--decode mean|median`` (``sitar.gapscore.TIE_BREAK_VERSIONS``
+    and ``DECODE_RULES``, not imported here: it would load numpy to build a parser), for every
+    command that loads a scorer."""
     parser.add_argument(
         "--tie-breaker",
         type=int,
@@ -161,6 +162,14 @@ def add_tie_breaker_argument(parser: Any) -> None:
         default=None,
         help="gap head: the rule that orders pairs with the same SPEC §5 counts, 3 (default: "
         "severity of the top gaps and extent of the gaps) or 2 (pair head); tb: in the signature",
+    )
+    parser.add_argument(
+        "--decode",
+        choices=("mean", "median"),
+        default=None,
+        help="gap head: how a gap's ordinal logits become its position, mean (default: the "
+        "rounded expected position) or median (the thresholds passed with probability > 1/2; "
+        "dec:median in the signature)",
     )
 
 
@@ -177,6 +186,7 @@ def load_scorer(args: argparse.Namespace) -> Any:
         analyzer=args.analyzer,
         head=getattr(args, "head", None),
         tie_breaker=getattr(args, "tie_breaker", None),
+        decode=getattr(args, "decode", None),
     )
 
 

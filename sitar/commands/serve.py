@@ -169,6 +169,7 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
         variant=args.variant,
         analyzer=args.analyzer,
         tie_breaker=args.tie_breaker,
+        decode=args.decode,
         threads=args.threads,
         batch_size=args.batch_size,
         host=args.host,
@@ -212,14 +213,14 @@ def run(args: argparse.Namespace) -> int:
     checkpoint = CheckpointConfig.load(
         resolve_checkpoint(config.checkpoint, revision=config.revision)
     )
-    if config.tie_breaker is not None:
-        # Fail now, not in every worker: a tie-breaker needs a checkpoint that scores with its
-        # gap head (as Scorer.load decides it).
+    if config.tie_breaker is not None or config.decode is not None:
+        # Fail now, not in every worker: a tie-breaker or decoding rule needs a checkpoint that
+        # scores with its gap head (as Scorer.load decides it).
         onnx = checkpoint.onnx
         gap_aware = "gap_index" in onnx.inputs and "gap_logits" in onnx.outputs
         if default_head(checkpoint, gap_aware=gap_aware) != "gaps":
             raise InputError(
-                f"--tie-breaker applies to the gap head; checkpoint {checkpoint.name!r} scores "
+                f"--tie-breaker and --decode apply to the gap head; checkpoint {checkpoint.name!r} scores "
                 "with its pair head"
             )
 

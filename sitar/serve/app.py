@@ -197,6 +197,7 @@ class _State:
             revision=c.revision,
             analyzer=c.analyzer,
             tie_breaker=c.tie_breaker,
+            decode=c.decode,
         )
 
     def _score(self, references: list[str], hypotheses: list[str]) -> Any:

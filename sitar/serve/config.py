@@ -36,6 +36,7 @@ class ServeConfig:
     variant: str | None = None
     analyzer: str | None = None
     tie_breaker: int | None = None
+    decode: str | None = None
     threads: int | None = None
     batch_size: int = 32
     # network and processes
@@ -74,6 +75,8 @@ class ServeConfig:
             isinstance(self.tie_breaker, bool) or self.tie_breaker not in (2, 3)
         ):
             raise InputError(f"tie_breaker must be 2, 3 or None, got {self.tie_breaker!r}")
+        if self.decode is not None and self.decode not in ("mean", "median"):
+            raise InputError(f"decode must be 'mean', 'median' or None, got {self.decode!r}")
         if not 0 <= self.port <= 65535:
             raise InputError(f"port must be in 0..65535, got {self.port}")
         if self.max_queue_pairs < self.max_pairs_per_request:

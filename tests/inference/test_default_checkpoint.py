@@ -155,6 +155,32 @@ def test_tie_breaker_3_is_severity_and_extent_inside_the_spec5_interval(default_
         Scorer.load(head="pair", tie_breaker=2)
 
 
+def test_median_decoding_is_opt_in_and_named(default_scorer):
+    """``decode="median"`` changes only the steps read from the same logits: the default
+    signature has no ``dec:`` field, the median one says ``dec:median``, and every median step
+    is at least the mean step."""
+    assert default_scorer.decode == "mean" and "dec" not in parse_signature(
+        default_scorer.signature
+    )
+    median = Scorer.load(decode="median")
+    assert parse_signature(median.signature)["dec"] == "median"
+    refs = [r for r, _, _ in CONTRASTS]
+    hyps = [h for _, h, _ in CONTRASTS]
+    mean_gaps = [a.gaps for a in default_scorer.analyze(references=refs, hypotheses=hyps)]
+    median_gaps = [a.gaps for a in median.analyze(references=refs, hypotheses=hyps)]
+    assert [len(g) for g in mean_gaps] == [len(g) for g in median_gaps]
+    for a, b in zip(mean_gaps, median_gaps, strict=True):
+        for g, h in zip(a, b, strict=True):
+            assert abs(g.step - h.step) <= 1  # one logit near 0 moves a step, not more
+    explanation = median.explain(refs[0], hyps[0])
+    assert explanation.tier_rule == "gap-head-median-step-1"
+    for bad in ("mode", "", 1, None.__class__):
+        with pytest.raises(InputError, match="decode"):
+            Scorer.load(decode=bad)
+    with pytest.raises(InputError, match="gap head"):
+        Scorer.load(head="pair", decode="median")
+
+
 def test_meaning_changes_score_far_above_disfluencies(default_scorer):
     refs = [r for r, _, _ in CONTRASTS] * 2
     hyps = [h for _, h, _ in CONTRASTS] + [d for _, _, d in CONTRASTS]

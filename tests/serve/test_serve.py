@@ -330,6 +330,7 @@ def test_bad_startup_options_fail_fast(tmp_path, capsys, monkeypatch):
     assert err(checkpoint=str(tmp_path / "nope")).startswith("sitar serve: error: checkpoint")
     # the tiny checkpoint has no gap head: a tie-breaker cannot apply
     assert "gap head" in err("--tie-breaker", "2")
+    assert "gap head" in err("--decode", "median")
 
 
 def test_tie_breaker_reaches_the_scorer():
@@ -344,3 +345,9 @@ def test_tie_breaker_reaches_the_scorer():
     for bad in (1, "3", True):
         with pytest.raises(InputError, match="tie_breaker"):
             ServeConfig(tie_breaker=bad)
+    config = ServeConfig(decode="median")
+    assert ServeConfig.from_json(config.to_json()).decode == "median"
+    scorer = _State(config)._load_scorer()
+    assert scorer.decode == "median" and "|dec:median|" in scorer.signature
+    with pytest.raises(InputError, match="decode"):
+        ServeConfig(decode="mode")
