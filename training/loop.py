@@ -156,17 +156,17 @@ def predict_split(
     pad_id: int,
     accelerator: Any,
     loss_fn: SitarLoss | None = None,
-    gap_expected: dict[int, list[float]] | None = None,
+    gap_logits_out: dict[int, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, float]:
     """Raw predictions for a split in its row order (sharded across processes and gathered), and
-    the mean loss (nan without ``loss_fn``). For a gap-aware model, ``gap_expected`` (a dict,
-    filled in place) receives each row's expected gap steps."""
+    the mean loss (nan without ``loss_fn``). For a gap-aware model, ``gap_logits_out`` (a dict,
+    filled in place) receives each row's gap logits, ``(n_gaps, K)``."""
     unwrapped = accelerator.unwrap_model(model)
     order = np.argsort(-split.lengths, kind="stable")
     batches = [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
     mine = batches[accelerator.process_index :: accelerator.num_processes]
     results: list[tuple[int, float]] = []
-    gap_results: list[tuple[int, list[float]]] = []
+    gap_results: list[tuple[int, np.ndarray]] = []
     loss_sum = 0.0
     was_training = model.training
     # Forward through the unwrapped module: a DDP forward may broadcast buffers, a collective that
@@ -190,13 +190,9 @@ def predict_split(
                 loss_sum += float(out.total) * len(idx)
             results.extend(zip(idx, score.cpu().tolist(), strict=True))
             if gap_logits is not None:
-                from sitar.gapscore import expected_steps
-
-                expected = expected_steps(gap_logits.cpu().numpy())  # (B, G)
+                rows = gap_logits.cpu().numpy().astype(np.float64)  # (B, G, K)
                 n_gaps = (arrays["gap_steps"] >= 0).sum(axis=1)
-                gap_results.extend(
-                    (i, expected[row, : n_gaps[row]].tolist()) for row, i in enumerate(idx)
-                )
+                gap_results.extend((i, rows[row, : n_gaps[row]]) for row, i in enumerate(idx))
     if was_training:
         model.train()
     if accelerator.num_processes > 1:
@@ -209,9 +205,9 @@ def predict_split(
     for i, s in results:
         preds[i] = s
     mean_loss = loss_sum / len(split) if loss_fn is not None else math.nan
-    if gap_expected is not None:
-        gap_expected.clear()
-        gap_expected.update(gap_results)
+    if gap_logits_out is not None:
+        gap_logits_out.clear()
+        gap_logits_out.update(gap_results)
     return preds, mean_loss
 
 
@@ -225,40 +221,43 @@ def _gap_outputs(
 
 
 def gap_metrics(
-    split: EncodedSplit, preds: np.ndarray, expected: dict[int, list[float]], rho: float
+    split: EncodedSplit, preds: np.ndarray, gap_logits: dict[int, np.ndarray], rho: float
 ) -> dict[str, float]:
     """Validation metrics of the gap head: per-gap step and tier accuracy, and the regression
     metrics of the SPEC §7b score as the scorer computes it by default (exact SPEC §5 on the
-    predicted gaps, tie-breaker version 3: ``gaps_*``) and with tie-breaker version 2 (the pair
-    head inside the interval: ``gaps_tb2_*``)."""
-    from sitar.gapscore import aggregate, predict_gaps, severity_extent_fraction
+    predicted gaps, tie-breaker version 3, mean decoding: ``gaps_*``, ``gap_step_accuracy``,
+    ``gap_tier_accuracy``), with tie-breaker version 2 (the pair head inside the interval:
+    ``gaps_tb2_*``) and with the opt-in median decoding (``gaps_median_*``,
+    ``gap_median_step_accuracy``, ``gap_median_tier_accuracy``). The default's ``gaps_*`` is
+    what selects a step."""
+    from sitar.gapscore import aggregate, decoded_steps, predict_gaps, severity_extent_fraction
 
     steps_true = split.dataset["gap_steps"]
     extents = split.dataset["gap_extent"]
-    scores = np.zeros(len(split))
-    scores_tb2 = np.zeros(len(split))
-    hit_step = hit_tier = total = 0
-    for i in range(len(split)):
-        gaps = predict_gaps(expected.get(i, []))
-        u = severity_extent_fraction(gaps, extent=float(extents[i]))
-        scores[i] = aggregate(gaps, u=u, rho=rho)[0]
-        scores_tb2[i] = aggregate(gaps, pair_raw=float(preds[i]), rho=rho)[0]
-        for g, true in zip(gaps, steps_true[i], strict=True):
-            total += 1
-            hit_step += g.step == true
-            hit_tier += g.tier == (true + 1) // 3
-    metrics = {
-        f"gaps_{k}": v
-        for k, v in regression_metrics(
-            scores, split.dataset["score"], bases=split.dataset["base"]
-        ).items()
-    }
-    for k, v in regression_metrics(
-        scores_tb2, split.dataset["score"], bases=split.dataset["base"]
-    ).items():
-        metrics[f"gaps_tb2_{k}"] = v
-    metrics["gap_step_accuracy"] = hit_step / total if total else math.nan
-    metrics["gap_tier_accuracy"] = hit_tier / total if total else math.nan
+    targets, bases = split.dataset["score"], split.dataset["base"]
+    metrics: dict[str, float] = {}
+    for rule, prefix in (("mean", ""), ("median", "median_")):
+        scores = np.zeros(len(split))
+        scores_tb2 = np.zeros(len(split))
+        hit_step = hit_tier = total = 0
+        for i in range(len(split)):
+            logits = gap_logits.get(i)
+            values = [] if logits is None or not len(logits) else decoded_steps(logits, rule)
+            gaps = predict_gaps(values)
+            u = severity_extent_fraction(gaps, extent=float(extents[i]))
+            scores[i] = aggregate(gaps, u=u, rho=rho)[0]
+            scores_tb2[i] = aggregate(gaps, pair_raw=float(preds[i]), rho=rho)[0]
+            for g, true in zip(gaps, steps_true[i], strict=True):
+                total += 1
+                hit_step += g.step == true
+                hit_tier += g.tier == (true + 1) // 3
+        for k, v in regression_metrics(scores, targets, bases=bases).items():
+            metrics[f"gaps_{prefix}{k}"] = v
+        if rule == "mean":
+            for k, v in regression_metrics(scores_tb2, targets, bases=bases).items():
+                metrics[f"gaps_tb2_{k}"] = v
+        metrics[f"gap_{prefix}step_accuracy"] = hit_step / total if total else math.nan
+        metrics[f"gap_{prefix}tier_accuracy"] = hit_tier / total if total else math.nan
     return metrics
 
 
@@ -488,7 +487,7 @@ def train(
         accelerator.wait_for_everyone()
 
     def evaluate_now() -> dict[str, float]:
-        expected: dict[int, list[float]] = {}
+        gap_logits: dict[int, np.ndarray] = {}
         preds, mean_loss = predict_split(
             model,
             eval_data,
@@ -496,13 +495,13 @@ def train(
             pad_id=pad_id,
             accelerator=accelerator,
             loss_fn=loss_fn,
-            gap_expected=expected,
+            gap_logits_out=gap_logits,
         )
         metrics = regression_metrics(
             preds, eval_data.dataset["score"], bases=eval_data.dataset["base"]
         )
         if config.gap_head:
-            metrics.update(gap_metrics(eval_data, preds, expected, config.rho))
+            metrics.update(gap_metrics(eval_data, preds, gap_logits, config.rho))
         metrics["loss"] = mean_loss
         return metrics
 

@@ -78,6 +78,10 @@ def test_run_logs_gap_metrics_and_export_records_the_head(gap_checkpoint):
     evals = _evals(result)
     assert evals and all(0.0 <= e["gap_tier_accuracy"] <= 1.0 for e in evals)
     assert all(-1.0 <= e["gaps_spearman"] <= 1.0 or np.isnan(e["gaps_spearman"]) for e in evals)
+    # the opt-in median decoding is reported beside the default, from the same logits
+    assert all(0.0 <= e["gap_median_tier_accuracy"] <= 1.0 for e in evals)
+    assert all("gaps_median_spearman" in e and "gaps_tb2_spearman" in e for e in evals)
+    assert not any("gaps_median_tb2_spearman" in e for e in evals)
     config = CheckpointConfig.load(ckpt.folder)
     assert config.onnx.inputs[-1] == "gap_index" and "gap_logits" in config.onnx.outputs
     assert config.extra["markers"]["open"] == "\u27e6" and config.extra["scoring"]["head"] == "gaps"
