@@ -149,12 +149,21 @@ def run(args: argparse.Namespace) -> int:
         else:
             for p, e in zip(pairs, explanations, strict=True):
                 write_readable(out, p.id, e)
-            out.write(
-                f"cost: {info['n_pairs']} pairs + {info['n_gaps']} single-gap hypotheses = "
-                f"{info['n_model_inputs']} model inputs, scored in one batched call "
-                "(identical pairs need none)\n"
-                "tier rule: T0 if single-gap score < 2/7, T1 if < 5/7, else T2 "
-                f"({info['tier_rule']})\n"
-                f"signature: {scorer.signature}\n"
-            )
+            if info["method"] == "gaps":
+                # the gap head explains from the scoring pass: no single-gap hypotheses
+                cost = (
+                    f"cost: {info['n_pairs']} pairs = {info['n_model_inputs']} model inputs, "
+                    "the scoring pass itself (identical pairs need none)\n"
+                    "tier rule: each gap's position predicted by the gap head in that pass, "
+                    f"shown with its nominal tier ({info['tier_rule']})\n"
+                )
+            else:
+                cost = (
+                    f"cost: {info['n_pairs']} pairs + {info['n_gaps']} single-gap hypotheses = "
+                    f"{info['n_model_inputs']} model inputs, scored in one batched call "
+                    "(identical pairs need none)\n"
+                    "tier rule: T0 if single-gap score < 2/7, T1 if < 5/7, else T2 "
+                    f"({info['tier_rule']})\n"
+                )
+            out.write(cost + f"signature: {scorer.signature}\n")
     return 0

@@ -47,6 +47,22 @@ def test_explain_readable(parser, tiny_scorer, capsys):
     assert "REF: please [*]" in out
 
 
+def test_explain_readable_gap_head_names_its_own_cost_and_rule(capsys):
+    """With a gap-head checkpoint (the shipped default, through the real loader) the tiers come
+    from the scoring pass: the footer must not describe single-gap hypotheses never scored."""
+    pytest.importorskip("onnxruntime")
+    parser = argparse.ArgumentParser(prog="sitar")
+    explain_cmd.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        ["explain", "--ref", "Do not send it.", "--hyp", "Do send it, uh.", "--decode", "median"]
+    )
+    assert explain_cmd.run(args) == 0
+    out = capsys.readouterr().out
+    assert "cost: 1 pairs = 1 model inputs, the scoring pass itself" in out
+    assert "single-gap" not in out and "(gap-head-median-step-1)" in out
+    assert "|dec:median|" in out
+
+
 def test_explain_jsonl_matches_api(parser, tiny_scorer, tmp_path, capsys):
     from sitar.diagnostics import explain
 
