@@ -153,6 +153,9 @@ class OrderingResult:
     #: These are the pairs only SPEC §5 counts decide; the rest are decided by tier priority.
     within_tier_agreement: float = float("nan")
     n_within_tier_pairs: int = 0
+    #: Per used reference, in group order: (agreement, Spearman, within-tier correct, within-tier
+    #: pairs): what a bootstrap over references resamples (:func:`reference_bootstrap`).
+    per_reference: tuple[tuple[float, float, int, int], ...] = ()
 
 
 def _vector(item: object, where: str) -> tuple[int, int, int]:
@@ -190,6 +193,7 @@ def controlled_ordering(
         raise InputError("groups must be a list of lists of (count_vector, score)")
     agreements: list[float] = []
     correlations: list[float] = []
+    per_reference: list[tuple[float, float, int, int]] = []
     skipped = 0
     n_pairs = 0
     within_good = within_total = 0
@@ -211,6 +215,7 @@ def controlled_ordering(
             skipped += 1
             continue
         good = total = 0
+        ref_within_good = ref_within_total = 0
         for i in range(len(vectors)):
             for j in range(i + 1, len(vectors)):
                 if vectors[i] == vectors[j]:
@@ -220,8 +225,10 @@ def controlled_ordering(
                 correct = scores[hi] > scores[lo]
                 good += correct
                 if _top_tier(vectors[i]) == _top_tier(vectors[j]):
-                    within_total += 1
-                    within_good += correct
+                    ref_within_total += 1
+                    ref_within_good += correct
+        within_good += ref_within_good
+        within_total += ref_within_total
         agreements.append(good / total)
         n_pairs += total
         # Rank the vectors (lexicographic order -> integer key); constant scores count as 0.
@@ -230,6 +237,7 @@ def controlled_ordering(
         s = np.asarray(scores)
         rho = 0.0 if np.all(s == s[0]) else float(stats.spearmanr(order_key, s)[0])
         correlations.append(rho)
+        per_reference.append((good / total, rho, ref_within_good, ref_within_total))
     if not agreements:
         raise InputError(
             "controlled ordering needs at least one reference with two different count vectors"
@@ -242,4 +250,59 @@ def controlled_ordering(
         n_pairs=n_pairs,
         within_tier_agreement=within_good / within_total if within_total else float("nan"),
         n_within_tier_pairs=within_total,
+        per_reference=tuple(per_reference),
     )
+
+
+def _ordering_stats(rows: np.ndarray) -> np.ndarray:
+    """(pairwise agreement, mean Spearman, within-tier agreement) of per-reference rows
+    ``(agreement, spearman, within good, within total)``; rows may be (draws, refs, 4)."""
+    within = rows[..., 3].sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within_rate = np.where(within > 0, rows[..., 2].sum(axis=-1) / within, np.nan)
+    return np.stack([rows[..., 0].mean(axis=-1), rows[..., 1].mean(axis=-1), within_rate], -1)
+
+
+ORDERING_STATS = ("pairwise_agreement", "mean_spearman", "within_tier_agreement")
+
+
+def reference_bootstrap(
+    per_reference: Sequence[Sequence[float]],
+    other: Sequence[Sequence[float]] | None = None,
+    *,
+    n_draws: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap intervals over references (resampled with replacement, the unit a
+    controlled-ordering set is drawn in) for :data:`ORDERING_STATS`; with ``other`` (the same
+    references, in the same order, scored by another system), intervals of the paired difference
+    ``self − other``. Deterministic for a seed. A statistic that is nan in a draw (no within-tier
+    pair drawn) is left out of that statistic's interval."""
+    a = np.asarray(per_reference, dtype=np.float64)
+    if a.ndim != 2 or a.shape[1] != 4 or len(a) == 0:
+        raise InputError("per_reference must be a non-empty list of 4-tuples")
+    b = None
+    if other is not None:
+        b = np.asarray(other, dtype=np.float64)
+        if b.shape != a.shape:
+            raise InputError(
+                f"paired bootstrap needs the same references: {a.shape[0]} against {b.shape[0]}"
+            )
+    if not 0.0 < level < 1.0 or n_draws < 1:
+        raise InputError("level must lie in (0, 1) and n_draws be positive")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(a), size=(n_draws, len(a)))
+    draws = _ordering_stats(a[idx])
+    if b is not None:
+        draws = draws - _ordering_stats(b[idx])
+    tail = (1.0 - level) / 2.0 * 100.0
+    out = {}
+    for k, name in enumerate(ORDERING_STATS):
+        col = draws[:, k][np.isfinite(draws[:, k])]
+        if not len(col):
+            out[name] = (float("nan"), float("nan"))
+            continue
+        lo, hi = np.percentile(col, [tail, 100.0 - tail])
+        out[name] = (float(lo), float(hi))
+    return out

@@ -39,7 +39,7 @@ import numpy as np
 from sitar.errors import InputError, SitarError
 from sitar.records import read_records
 from training.baselines import DEFAULT_ENCODER, EmbeddingBaselines, parse_baselines
-from training.evaluate import controlled_ordering, regression_metrics
+from training.evaluate import controlled_ordering, reference_bootstrap, regression_metrics
 
 __all__ = [
     "devset_report",
@@ -102,6 +102,8 @@ def _ordering(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[s
     for row, score in zip(rows, scores, strict=True):
         groups[row["ref_id"]].append((_vector(row), float(score)))
     result = controlled_ordering(list(groups.values()))
+    used = [ref for ref, items in groups.items() if len({v for v, _ in items}) >= 2]
+    intervals = reference_bootstrap(result.per_reference)
     return {
         "pairwise_agreement": result.pairwise_agreement,
         "mean_spearman": result.mean_spearman,
@@ -109,6 +111,11 @@ def _ordering(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[s
         "n_pairs": result.n_pairs,
         "within_tier_agreement": result.within_tier_agreement,
         "n_within_tier_pairs": result.n_within_tier_pairs,
+        # 95 % percentile bootstrap over references (2,000 draws, seed 0), and what it resamples
+        "ci95": {k: list(v) for k, v in intervals.items()},
+        "per_reference": {
+            ref: list(row) for ref, row in zip(used, result.per_reference, strict=True)
+        },
     }
 
 

@@ -127,7 +127,13 @@ def test_cli_with_baselines(tmp_path, tiny_backbone):
             "n_within_tier_pairs",
             "t0_only_median",
             "t2_over_t1_share",
+            "ci95",
+            "per_reference",
         }
+        intervals, rows = devset[name]["ci95"], devset[name]["per_reference"]
+        assert len(rows) == devset[name]["n_references"]
+        lo, hi = intervals["pairwise_agreement"]
+        assert lo <= devset[name]["pairwise_agreement"] <= hi
 
 
 def test_cli_unknown_baseline_exit_code(capsys):
