@@ -155,6 +155,9 @@ def score_dataset(
     reference_column: str = "reference",
     hypothesis_column: str = "hypothesis",
     explain: bool = False,
+    head: str | None = None,
+    tie_breaker: int | None = None,
+    decode: str | None = None,
 ) -> RayScored:
     """Score every row of ``dataset`` (a ``ray.data.Dataset``) with an actor pool.
 
@@ -162,7 +165,8 @@ def score_dataset(
     reserve as many Ray CPUs); each receives ``rows_per_batch`` rows at a time and scores them
     with ``Scorer.score(..., batch_size=batch_size)``. Other columns (ids) are kept. Returns a
     :class:`RayScored`; the dataset is lazy, as Ray datasets are (write it, iterate it or
-    ``materialize()`` it). The checkpoint options are those of :meth:`Scorer.load`.
+    ``materialize()`` it). The checkpoint options (``checkpoint``, ``revision``, ``variant``,
+    ``analyzer``, ``head``, ``tie_breaker``, ``decode``) are those of :meth:`Scorer.load`.
     """
     ray = _ray()
     for name, value in (
@@ -197,6 +201,9 @@ def score_dataset(
         "analyzer": analyzer,
         "threads": threads_per_actor,
     }
+    # the gap-head options only when given, so that a pair-head checkpoint loads as before
+    gap_options: dict[str, Any] = {"head": head, "tie_breaker": tie_breaker, "decode": decode}
+    load_kwargs.update({k: v for k, v in gap_options.items() if v is not None})
     signature = Scorer.load(**load_kwargs).signature  # fail fast here, not in every actor
     scored = dataset.map_batches(
         _ScoreBatch,

@@ -234,6 +234,26 @@ def test_cli_engine_ray_jsonl_in_process(local_ray, tmp_path, scorer, capsys):
     assert max(digits) > 10
 
 
+def test_cli_engine_ray_passes_the_gap_head_options(local_ray, tmp_path, capsys):
+    """--head / --tie-breaker / --decode reach every actor's Scorer.load (they used to be
+    dropped silently): refused for a pair-head checkpoint, named in the signature and the
+    manifest for the gap-head default."""
+    from sitar.cli import main
+
+    base = ["score", "--engine", "ray", "--ref", "turn left now", "--hyp", "turn right now"]
+    argv = [*base, "--checkpoint", str(TINY), "--output-dir", str(tmp_path / "tiny")]
+    assert main([*argv, "--tie-breaker", "2"]) == 2
+    assert "gap head" in capsys.readouterr().err
+    assert main([*argv, "--decode", "median"]) == 2
+    assert "gap head" in capsys.readouterr().err
+    out = tmp_path / "median"
+    argv = [*base, "--num-actors", "1", "--output-dir", str(out), "--decode", "median"]
+    assert main(argv) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "|dec:median|" in manifest["signature"]
+    assert manifest["made_by"]["decode"] == "median" and manifest["made_by"]["tie_breaker"] is None
+
+
 def test_cli_engine_ray_option_errors(tmp_path, capsys):
     from sitar.cli import main
 
