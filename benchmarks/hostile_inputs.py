@@ -420,6 +420,15 @@ def _(c):
     return err_outcome(c.score("--ref", "a", "--hyp", "b", "--threads", "-1"))
 
 
+@case("options", "--decode bogus, and --decode for a pair-head checkpoint")
+def _(c):
+    bad = err_outcome(c.score("--ref", "a", "--hyp", "b", "--decode", "bogus"))
+    if bad != "clean":
+        return bad
+    # the tiny checkpoint has a pair head only
+    return err_outcome(c.score("--ref", "a", "--hyp", "b", "--decode", "median"), want="gap head")
+
+
 @case("options", "unknown analyzer")
 def _(c):
     return err_outcome(c.sitar("gaps", "--ref", "a", "--hyp", "b", "--analyzer", "nope"))
