@@ -72,7 +72,7 @@ V13_OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
                             "(right -> write, buy -> by, sell -> cell): recoverable by sound"),
     "quantifier": ("T2 / T1", "outcome / inform", "quantifier or frequency scope (the figures -> "
                    "most of the figures, all the -> some of the, always -> usually; synth-1.4)"),
-    "quantifier_reword": ("T0", "outcome / inform", "the same quantifier reworded (all the -> all "
+    "quantifier_reword": ("T0", "anywhere", "the same quantifier reworded (all the -> all "
                           "of the; synth-1.4)"),
 }  # fmt: skip
 

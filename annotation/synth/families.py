@@ -422,6 +422,8 @@ _OF_OPTIONAL = frozenset({"all", "both", "half"})
 
 @functools.cache
 def _is_plural_noun(word: str) -> bool:
+    """A plural noun: a listed irregular plural, or a word in -s whose noun lemma differs from it
+    ("figures" -> "figure"; "news", "bus", "glass" are not)."""
     from lemminflect import getLemma
 
     if word in _IRREGULAR_PLURALS:
