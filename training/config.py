@@ -55,6 +55,11 @@ class TrainConfig:
     #: once each). Oversamples a small file, e.g. hand labels next to a large synthetic corpus;
     #: validation and test records are never repeated.
     data_repeat: tuple[int, ...] = ()
+    #: Times the training records of a given ``provenance.profile`` are used, on top of
+    #: ``data_repeat`` (e.g. ``{quantifier: 4}`` upweights one synthetic family without
+    #: splitting its file); profiles not named are used once. Empty: no effect (and left out of
+    #: the config's dict and hash, which stay as before the option existed).
+    profile_repeat: dict[str, int] = field(default_factory=dict)
     train_split: str = "train"
     eval_split: str = "validation"
     #: What to do with training pairs longer than max_length: ``skip`` (counted and logged) or
@@ -135,6 +140,16 @@ class TrainConfig:
             or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.data_repeat)
         ):
             raise bad("data_repeat", f"{len(self.data)} positive integers (one per data file)")
+        if not isinstance(self.profile_repeat, Mapping) or any(
+            not isinstance(k, str)
+            or not k
+            or isinstance(v, bool)
+            or not isinstance(v, int)
+            or v < 1
+            for k, v in self.profile_repeat.items()
+        ):
+            raise bad("profile_repeat", "a mapping of profile name to a positive integer")
+        object.__setattr__(self, "profile_repeat", dict(self.profile_repeat))
         for key in ("max_length", "batch_size", "grad_accum_steps", "eval_batch_size", "max_steps"):
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -194,6 +209,10 @@ class TrainConfig:
         out = dataclasses.asdict(self)
         out["data"] = list(self.data)
         out["data_repeat"] = list(self.data_repeat)
+        if self.profile_repeat:
+            out["profile_repeat"] = dict(sorted(self.profile_repeat.items()))
+        else:
+            del out["profile_repeat"]  # configs without it keep their hash
         out["extra"] = dict(self.extra)
         return out
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,16 +78,22 @@ def load_splits(
     repeat: Sequence[int] = (),
     *,
     train_split: str = "train",
+    profile_repeat: Mapping[str, int] | None = None,
 ) -> dict[str, list[Record]]:
     """Records of all files grouped by their ``split``; ids must be unique across files. With
     ``repeat`` (one count per file) the ``train_split`` records of file ``i`` appear
-    ``repeat[i]`` times (oversampling); other splits appear once."""
+    ``repeat[i]`` times (oversampling); with ``profile_repeat`` a training record whose
+    ``provenance.profile`` is named there appears that many times more (the two multiply);
+    other splits appear once. A named profile that no training record has is an error (a typo
+    would otherwise upweight nothing)."""
     if not files:
         raise InputError("no record files given; set `data` in the config to JSONL/Parquet files")
     if repeat and len(repeat) != len(files):
         raise InputError(f"repeat has {len(repeat)} counts for {len(files)} files")
     splits: dict[str, list[Record]] = {}
     where_seen: dict[str, str] = {}
+    by_profile = dict(profile_repeat or {})
+    found: set[str] = set()
     for k, path in enumerate(files):
         times = repeat[k] if repeat else 1
         for record in read_record_file(path):
@@ -102,7 +108,18 @@ def load_splits(
                     "test assignments (SPEC §6, grouped by reference)"
                 )
             copies = times if record.split == train_split else 1
+            if by_profile and record.split == train_split:
+                profile = record.provenance.get("profile")
+                if isinstance(profile, str) and profile in by_profile:
+                    copies *= by_profile[profile]
+                    found.add(profile)
             splits.setdefault(record.split, []).extend([record] * copies)
+    missing = sorted(set(by_profile) - found)
+    if missing:
+        raise InputError(
+            f"profile_repeat names {missing}, but no {train_split!r} record has that "
+            "provenance.profile"
+        )
     return splits
 
 

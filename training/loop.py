@@ -384,7 +384,12 @@ def train(
         from sitar.encoding import GapMarkers
 
         GapMarkers.add_to(tokenizer)
-    splits = load_splits(config.data, config.data_repeat, train_split=config.train_split)
+    splits = load_splits(
+        config.data,
+        config.data_repeat,
+        train_split=config.train_split,
+        profile_repeat=config.profile_repeat,
+    )
     if config.train_split not in splits:
         raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
     if config.eval_split not in splits:

@@ -156,3 +156,37 @@ def test_data_repeat_oversamples_training_records_only(tmp_path):
     for bad in ("[1]", "[1, 0]", "[1, true]", "3"):
         with pytest.raises(InputError, match="data_repeat"):
             load_config(None, [f"data=[{big}, {small}]", f"data_repeat={bad}"])
+
+
+def test_profile_repeat_upweights_one_profile_of_the_training_records(tmp_path):
+    from training.config import load_config
+
+    def with_profile(records, profile):
+        return [
+            {**r, "provenance": {**r.get("provenance", {}), "profile": profile}} for r in records
+        ]
+
+    data = _write_jsonl(
+        tmp_path / "mixed.jsonl",
+        with_profile(synthetic_records(3, seed=1, split="train"), "t2")
+        + with_profile(synthetic_records(2, seed=2, split="train", id_prefix="q"), "quantifier")
+        + with_profile(
+            synthetic_records(1, seed=3, split="validation", id_prefix="v"), "quantifier"
+        ),
+    )
+    splits = load_splits([data], [2], profile_repeat={"quantifier": 3})
+    ids = [r.id for r in splits["train"]]
+    assert len(ids) == 2 * 3 + 2 * 3 * 2  # file x2 for all, x3 more for the quantifier records
+    assert all(ids.count(i) == 6 for i in ids if i.startswith("q-"))
+    assert len(splits["validation"]) == 1  # never repeated
+    with pytest.raises(InputError, match="no 'train' record"):
+        load_splits([data], profile_repeat={"quantifer": 3})  # a typo upweights nothing: refused
+    config = load_config(None, [f"data=[{data}]", "profile_repeat={quantifier: 4}"])
+    assert config.profile_repeat == {"quantifier": 4}
+    assert config.to_dict()["profile_repeat"] == {"quantifier": 4}
+    plain = load_config(None, [f"data=[{data}]"])
+    assert "profile_repeat" not in plain.to_dict()  # configs without it keep their hash
+    assert plain.hash() != config.hash()
+    for bad in ("{quantifier: 0}", "{quantifier: true}", "[quantifier]", "{'': 2}"):
+        with pytest.raises(InputError, match="profile_repeat"):
+            load_config(None, [f"data=[{data}]", f"profile_repeat={bad}"])
