@@ -156,6 +156,8 @@ class OrderingResult:
     #: Per used reference, in group order: (agreement, Spearman, within-tier correct, within-tier
     #: pairs): what a bootstrap over references resamples (:func:`reference_bootstrap`).
     per_reference: tuple[tuple[float, float, int, int], ...] = ()
+    #: Index in ``groups`` of each used reference (the rows of ``per_reference``).
+    used_groups: tuple[int, ...] = ()
 
 
 def _vector(item: object, where: str) -> tuple[int, int, int]:
@@ -194,6 +196,7 @@ def controlled_ordering(
     agreements: list[float] = []
     correlations: list[float] = []
     per_reference: list[tuple[float, float, int, int]] = []
+    used: list[int] = []
     skipped = 0
     n_pairs = 0
     within_good = within_total = 0
@@ -238,6 +241,7 @@ def controlled_ordering(
         rho = 0.0 if np.all(s == s[0]) else float(stats.spearmanr(order_key, s)[0])
         correlations.append(rho)
         per_reference.append((good / total, rho, ref_within_good, ref_within_total))
+        used.append(g)
     if not agreements:
         raise InputError(
             "controlled ordering needs at least one reference with two different count vectors"
@@ -251,6 +255,7 @@ def controlled_ordering(
         within_tier_agreement=within_good / within_total if within_total else float("nan"),
         n_within_tier_pairs=within_total,
         per_reference=tuple(per_reference),
+        used_groups=tuple(used),
     )
 
 

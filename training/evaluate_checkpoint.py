@@ -102,7 +102,8 @@ def _ordering(rows: Sequence[dict[str, Any]], scores: Sequence[float]) -> dict[s
     for row, score in zip(rows, scores, strict=True):
         groups[row["ref_id"]].append((_vector(row), float(score)))
     result = controlled_ordering(list(groups.values()))
-    used = [ref for ref, items in groups.items() if len({v for v, _ in items}) >= 2]
+    refs = list(groups)
+    used = [refs[g] for g in result.used_groups]
     intervals = reference_bootstrap(result.per_reference)
     return {
         "pairwise_agreement": result.pairwise_agreement,

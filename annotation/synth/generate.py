@@ -997,11 +997,11 @@ def generate_pairs(
         extra: list[Record] = []
         if config.reword_probability > 0:
             extra += _reword_pairs(ref, seen, config, phonetic, common, analyzer, counters, version)
-        for family, suffix, option, op_name in ONE_EDIT_FAMILIES:
+        for family, suffix, option, operator in ONE_EDIT_FAMILIES:
             if getattr(config, option) > 0:
                 extra += _one_edit_family_pair(
                     ref, seen, config, phonetic, common, analyzer, counters, version,
-                    family=family, suffix=suffix, operator=getattr(families, op_name),
+                    family=family, suffix=suffix, operator=operator,
                     probability=getattr(config, option),
                 )  # fmt: skip
         for record in extra:
@@ -1384,14 +1384,13 @@ def _reword_pairs(
     return out
 
 
-#: The one-edit families: (profile and seed label, record id suffix, config option, operator
-#: name in :mod:`annotation.synth.families`). ``direction`` (``synth-1.3``): one direction or
-#: antonym swap or phonetic neighbour in a role span (``op_direction``). ``quantifier``
-#: (``synth-1.4``): one change of quantifier or frequency scope in a role span, or its T0
-#: rewording (``op_quantifier``).
+#: The one-edit families: (profile and seed label, record id suffix, config option, operator).
+#: ``direction`` (``synth-1.3``): one direction or antonym swap or phonetic neighbour in a role
+#: span. ``quantifier`` (``synth-1.4``): one change of quantifier or frequency scope in a role
+#: span, or its T0 rewording.
 ONE_EDIT_FAMILIES = (
-    ("direction", "D", "direction_probability", "op_direction"),
-    ("quantifier", "Q", "quantifier_probability", "op_quantifier"),
+    ("direction", "D", "direction_probability", families.op_direction),
+    ("quantifier", "Q", "quantifier_probability", families.op_quantifier),
 )
 
 

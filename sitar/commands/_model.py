@@ -142,7 +142,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="scoring head: gaps (per-gap positions + SPEC §5, gap-aware checkpoints) or pair "
         "(default: the checkpoint's choice)",
     )
-    add_tie_breaker_argument(model)
+    add_gap_head_arguments(model)
     model.add_argument(
         "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
     )
@@ -151,7 +151,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_tie_breaker_argument(parser: Any) -> None:
+def add_gap_head_arguments(parser: Any) -> None:
     """``--tie-breaker 2|3`` and ``--decode mean|median`` (``sitar.gapscore.TIE_BREAK_VERSIONS``
     and ``DECODE_RULES``, not imported here: it would load numpy to build a parser), for every
     command that loads a scorer."""

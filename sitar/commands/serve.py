@@ -18,7 +18,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 from sitar.checkpoint import ONNX_VARIANTS
-from sitar.commands._model import add_tie_breaker_argument
+from sitar.commands._model import add_gap_head_arguments
 from sitar.errors import InputError, MissingDependencyError
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     model.add_argument("--revision", default=None)
     model.add_argument("--variant", choices=ONNX_VARIANTS, default=None)
     model.add_argument("--analyzer", default=None)
-    add_tie_breaker_argument(model)
+    add_gap_head_arguments(model)
     model.add_argument(
         "--threads",
         type=int,

@@ -200,10 +200,10 @@ def score_dataset(
         "variant": variant,
         "analyzer": analyzer,
         "threads": threads_per_actor,
+        "head": head,
+        "tie_breaker": tie_breaker,
+        "decode": decode,
     }
-    # the gap-head options only when given, so that a pair-head checkpoint loads as before
-    gap_options: dict[str, Any] = {"head": head, "tie_breaker": tie_breaker, "decode": decode}
-    load_kwargs.update({k: v for k, v in gap_options.items() if v is not None})
     signature = Scorer.load(**load_kwargs).signature  # fail fast here, not in every actor
     scored = dataset.map_batches(
         _ScoreBatch,
