@@ -1,12 +1,22 @@
 """Agreement of SITAR and baselines with a judge on an A/B set (schema ``sitar-ab-1``).
 
     python -m training.evaluate_ab --set annotation/ab/sitar_ab_v1.jsonl \
-        [--checkpoint CKPT] [--baselines semdist,bertscore] [--json out.json]
+        [--checkpoint CKPT] [--baselines semdist,bertscore] [--labels RECORDS ...] [--json out.json]
 
 For every item the judge picked the transcript (A or B) that better keeps what the reference
 means, or ``same``. A metric *agrees* when it gives the judge's pick the lower distortion (SITAR
 score, WER, SemDist, BERTScore distance: lower is better for all). Items judged ``same`` are left
 out; a metric tie (equal values) counts half. The default checkpoint is the shipped one.
+
+``--labels`` (hand-labelled record files, ``sitar.record/1``; e.g. the recognizer labels of
+``data_cards/sitar-asr-labels-v1.md``) adds a **ceiling** section: on the items whose two
+transcripts both have a labelled record (matched by reference and SPEC §1 normalised hypothesis; a
+transcript equal to its reference after normalisation scores 0), every metric is evaluated again,
+next to two rows that read the labels instead of a model: ``labels``, the SPEC §5 score of the
+hand-labelled tiers (what a perfect per-gap model with no tie-breaker would give), and
+``labels+extent``, the same score with the share of tokens inside gaps as the tie-breaker
+(``S_lo + x (S_hi - S_lo)``, :func:`sitar.gapscore.gap_extent`; the extent half of tie-breaker
+version 3). They bound what any per-gap model scored by SPEC §5 can reach on those items.
 """
 
 from __future__ import annotations
@@ -56,6 +66,64 @@ def evaluate_ab(
     return out
 
 
+def label_scores(
+    records: Sequence[Any], *, extent: bool = False
+) -> dict[tuple[str, tuple[str, ...]], float]:
+    """``(reference, normalised hypothesis tokens) -> score`` from labelled records
+    (:class:`sitar.records.Record`): the record's SPEC §5 score, plus with ``extent`` the gap
+    extent as tie-breaker fraction inside ``[S_lo, S_hi)``. Two records of the same key with
+    different scores raise :class:`~sitar.errors.RecordError` (the key would be ambiguous)."""
+    from sitar.errors import RecordError
+    from sitar.gapscore import TIE_BREAK_MAX, gap_extent
+    from sitar.targets import score_from_tiers
+    from sitar.text import tokenize
+
+    out: dict[tuple[str, tuple[str, ...]], float] = {}
+    owner: dict[tuple[str, tuple[str, ...]], str] = {}
+    for rec in records:
+        hyp_tokens = tokenize(rec.hypothesis)
+        key = (rec.reference, tuple(t.norm for t in hyp_tokens))
+        value = float(rec.score)
+        if extent and rec.tiers:
+            hi = score_from_tiers([*rec.tiers, 0], [*rec.directions, 0], rho=rec.rho)
+            x = gap_extent(
+                [tuple(g["ref_tokens"]) for g in rec.gaps],
+                [tuple(g["hyp_tokens"]) for g in rec.gaps],
+                len(tokenize(rec.reference)),
+                len(hyp_tokens),
+            )
+            value += min(x, TIE_BREAK_MAX) * (hi - value)
+        if key in out and out[key] != value:
+            raise RecordError(
+                f"records {owner[key]!r} and {rec.id!r} label the same transcript of the same "
+                f"reference differently ({out[key]} and {value})"
+            )
+        out[key], owner[key] = value, rec.id
+    return out
+
+
+def labelled_items(
+    items: Sequence[dict[str, Any]], labels: dict[tuple[str, tuple[str, ...]], float]
+) -> tuple[list[dict[str, Any]], list[float], list[float]]:
+    """The items whose two transcripts both have a label in ``labels`` (or equal their reference
+    after SPEC §1 normalisation: score 0), with the labels' values for A and B."""
+    from sitar.text import tokenize
+
+    kept, va, vb = [], [], []
+    for it in items:
+        ref_norms = tuple(t.norm for t in tokenize(it["reference"]))
+        values = []
+        for side in ("a", "b"):
+            norms = tuple(t.norm for t in tokenize(it[side]))
+            value = 0.0 if norms == ref_norms else labels.get((it["reference"], norms))
+            values.append(value)
+        if values[0] is not None and values[1] is not None:
+            kept.append(it)
+            va.append(values[0])
+            vb.append(values[1])
+    return kept, va, vb
+
+
 def _wer(errors: np.ndarray, words: np.ndarray) -> list[float]:
     """Per-pair WER from ``sitar.diagnostics.word_error_counts`` (the dev-set evaluation's WER)."""
     return [float(x) for x in errors / np.maximum(words, 1)]
@@ -72,6 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--decode", choices=("mean", "median"), help="gap head decoding (default mean)"
     )
     parser.add_argument("--baselines", default="semdist,bertscore", help="'' for none")
+    parser.add_argument(
+        "--labels", nargs="+", metavar="RECORDS",
+        help="hand-labelled record files: add the ceiling section (see above)",
+    )  # fmt: skip
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the report as JSON here")
     args = parser.parse_args(argv)
@@ -103,6 +175,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             if "bertscore" in names:
                 metrics["bertscore"] = base.bertscore
         report = evaluate_ab(items, metrics)
+        ceiling: dict[str, Any] | None = None
+        if args.labels:
+            from sitar.records import read_records
+
+            records = [r for path in args.labels for r in read_records(path)]
+            kept, label_a, label_b = labelled_items(items, label_scores(records))
+            _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
+            ceiling = {
+                "labels_files": list(args.labels),
+                "items": len(kept),
+                "metrics": {
+                    "labels": agreement(kept, label_a, label_b),
+                    "labels+extent": agreement(kept, ext_a, ext_b),
+                    **evaluate_ab(kept, metrics),
+                },
+            }
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -110,11 +198,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(items)} items, {judged} judged A or B ({len(items) - judged} same, left out)")
     print(f"signature: {scorer.signature}")
     for name, row in report.items():
-        print(f"  {name:10s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})")
+        print(f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})")
+    out: dict[str, Any] = {"set": args.set, "signature": scorer.signature, "metrics": report}
+    if ceiling is not None:
+        n_judged = sum(it["judgement"] != "same" for it in items)
+        sub = ceiling["metrics"]["labels"]["items"]
+        print(f"ceiling: {ceiling['items']} items with both transcripts labelled "
+              f"({sub} of the {n_judged} judged A or B)")  # fmt: skip
+        for name, row in ceiling["metrics"].items():
+            print(f"  {name:13s} agreement {row['agreement']:.3f}  "
+                  f"(metric ties {row['metric_ties']})")  # fmt: skip
+        out["ceiling"] = ceiling
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"set": args.set, "signature": scorer.signature, "metrics": report}, fh,
-                      indent=2)  # fmt: skip
+            json.dump(out, fh, indent=2)
     return 0
 
 

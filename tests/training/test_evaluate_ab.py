@@ -108,3 +108,85 @@ def test_build_all_of_one_split_without_the_references_of_a_published_set(tmp_pa
     assert [json.loads(x)["reference_id"] for x in items] == ["r2"]
     with pytest.raises(InputError, match="no reference"):
         build_ab(build, tmp_path / "none", n=None, splits=("test",), exclude=[published])
+
+
+def _record(rid, reference, hypothesis, tiers, directions=None):
+    from sitar import segment
+    from sitar.records import Record
+    from sitar.targets import score_from_tiers
+
+    seg = segment(reference, hypothesis)
+    assert len(seg.gaps) == len(tiers), [g.to_dict() for g in seg.gaps]
+    directions = directions or [0] * len(tiers)
+    return Record(
+        id=rid, reference=reference, hypothesis=hypothesis,
+        gaps=tuple(g.to_dict() for g in seg.gaps), tiers=tuple(tiers),
+        directions=tuple(directions), score=score_from_tiers(tiers, directions),
+    )  # fmt: skip
+
+
+def test_label_ceiling_matches_normalised_transcripts_and_breaks_ties_by_extent():
+    from sitar.errors import RecordError
+    from training.evaluate_ab import label_scores, labelled_items
+
+    ref = "Send one unit to the north gate today."
+    short = _record("r1", ref, "send one unit to the north gate to day", [2])  # short slip
+    long = _record("r2", ref, "seventy referral the north gate today", [2])  # long garble
+    plain = label_scores([short, long])
+    assert plain[(ref, tuple("send one unit to the north gate to day".split()))] == 2.0
+    extent = label_scores([short, long], extent=True)
+    ks = (ref, tuple("send one unit to the north gate to day".split()))
+    kl = (ref, tuple("seventy referral the north gate today".split()))
+    assert 2.0 < extent[ks] < extent[kl] < 2.0 + 1.0 / 6  # inside [S_lo, S_hi): 1 T2 + 1 T0
+    items = [
+        # matched through SPEC §1 normalisation (case, punctuation), and the exact transcript
+        {"judgement": "A", "reference": ref, "a": "Send one unit to the north gate, to day!",
+         "b": "seventy referral the north gate today"},
+        # one side equals the reference: 0 without a record
+        {"judgement": "A", "reference": ref, "a": "send one unit to the north gate today",
+         "b": "seventy referral the north gate today"},
+        # one side has no label: left out
+        {"judgement": "B", "reference": ref, "a": "send one", "b": "seventy referral the north"},
+    ]  # fmt: skip
+    kept, va, vb = labelled_items(items, plain)
+    assert kept == items[:2] and va == [2.0, 0.0] and vb == [2.0, 2.0]
+    kept, va, vb = labelled_items(items, extent)
+    assert va[0] < vb[0] and va[1] == 0.0
+    clash = _record("r3", ref, "Send one unit to the north gate, to day.", [1])
+    with pytest.raises(RecordError, match="r1.*r3"):
+        label_scores([short, clash])
+
+
+def test_cli_ceiling_section_with_the_shipped_checkpoint(tmp_path, capsys):
+    from sitar.records import write_records
+    from training.evaluate_ab import main
+
+    ref = "Send one unit to the north gate today."
+    labels = tmp_path / "labels.jsonl"
+    write_records(labels, [
+        _record("r1", ref, "send one unit to the north gate to day", [2]),
+        _record("r2", ref, "seventy referral the north gate today", [2]),
+    ])  # fmt: skip
+    base = {"schema": "sitar-ab-1", "reference": ref, "reference_id": "x", "split": "test",
+            "judge": "J", "reason": "r", "system_a": "s1", "system_b": "s2"}  # fmt: skip
+    rows = [
+        {**base, "id": "ab-0000000001", "judgement": "A",
+         "a": "send one unit to the north gate to day", "b": "seventy referral the north gate today"},
+        {**base, "id": "ab-0000000002", "judgement": "B",
+         "a": "send one unit to the north gate to day", "b": "send one unit"},  # b unlabelled
+    ]  # fmt: skip
+    ab = tmp_path / "ab.jsonl"
+    ab.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out.json"
+    argv = ["--set", str(ab), "--baselines", "", "--labels", str(labels), "--json", str(out)]
+    assert main(argv) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["metrics"]["sitar"]["items"] == 2
+    ceiling = report["ceiling"]
+    assert ceiling["items"] == 1 and ceiling["labels_files"] == [str(labels)]
+    assert ceiling["metrics"]["labels"] == {"agreement": 0.5, "items": 1, "metric_ties": 1}
+    assert ceiling["metrics"]["labels+extent"] == {"agreement": 1.0, "items": 1, "metric_ties": 0}
+    assert set(ceiling["metrics"]) == {"labels", "labels+extent", "sitar", "wer"}
+    assert "ceiling: 1 items with both transcripts labelled" in capsys.readouterr().out
+    assert main(["--set", str(ab), "--baselines", "", "--labels", str(tmp_path / "no")]) == 2
+    assert "record file not found" in capsys.readouterr().err
