@@ -99,6 +99,13 @@ class TrainConfig:
     gap_head: bool = False
     #: Weight of the per-gap ordinal loss (with ``gap_head``).
     lambda_gap: float = 1.0
+    #: Teacher targets for the gap head (distillation [C]): a file of ``python -m training.teacher``
+    #: (a checkpoint's per-gap threshold probabilities on training records). For the training
+    #: records it names, threshold ``k``'s BCE target becomes ``(1 − w) · label + w · teacher``
+    #: with ``w = teacher_weight``; other records keep their labels. Empty: no teacher (and both
+    #: settings are left out of the config's dict and hash).
+    teacher: str = ""
+    teacher_weight: float = 0.5
     rho: float = DEFAULT_RHO
     #: ``auto``: bf16 on a bf16-capable GPU, fp32 otherwise. fp16 is not offered (DeBERTa overflows).
     precision: str = "auto"
@@ -176,6 +183,14 @@ class TrainConfig:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
                 raise bad(key, "a non-negative number")
             object.__setattr__(self, key, float(v))
+        if not isinstance(self.teacher, str):
+            raise bad("teacher", "a teacher file path, or empty")
+        w = self.teacher_weight
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
+            raise bad("teacher_weight", "a number in [0, 1]")
+        object.__setattr__(self, "teacher_weight", float(w))
+        if self.teacher and not self.gap_head:
+            raise InputError("config teacher: teacher targets are for the gap head (gap_head)")
         if not 0.0 <= self.warmup_ratio < 1.0:
             raise bad("warmup_ratio", "a number in [0, 1)")
         if not 0.0 <= self.dropout < 1.0:
@@ -213,6 +228,8 @@ class TrainConfig:
             out["profile_repeat"] = dict(sorted(self.profile_repeat.items()))
         else:
             del out["profile_repeat"]  # configs without it keep their hash
+        if not self.teacher:
+            del out["teacher"], out["teacher_weight"]  # likewise
         out["extra"] = dict(self.extra)
         return out
 

@@ -30,6 +30,7 @@ from sitar.errors import InputError, RecordError
 from sitar.records import Record, read_records
 
 __all__ = [
+    "GAP_THRESHOLDS",
     "EncodedSplit",
     "base_position",
     "data_signature",
@@ -38,6 +39,7 @@ __all__ = [
     "length_grouped_batches",
     "load_splits",
     "read_record_file",
+    "read_teacher",
     "shard_batches",
 ]
 
@@ -123,6 +125,53 @@ def load_splits(
     return splits
 
 
+#: Ordinal logits per gap of a gap head (thresholds 1/3 ... 2 of SPEC §7b).
+GAP_THRESHOLDS = 6
+
+#: Schema of the lines of a teacher file (``python -m training.teacher``).
+TEACHER_SCHEMA = "sitar.teacher/1"
+
+
+def read_teacher(path: str | os.PathLike[str]) -> dict[str, list[list[float]]]:
+    """Record id -> per-gap threshold probabilities (``GAP_THRESHOLDS`` in [0, 1] per gap) from a
+    teacher file written by ``python -m training.teacher``; malformed lines raise
+    :class:`~sitar.errors.RecordError` with ``file:line``."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"teacher file not found: {path}")
+    out: dict[str, list[list[float]]] = {}
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            where = f"{path}:{lineno}"
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise RecordError(f"{where}: not a JSON line ({e})") from e
+            if not isinstance(row, dict) or row.get("schema") != TEACHER_SCHEMA:
+                raise RecordError(f"{where}: not a {TEACHER_SCHEMA} line")
+            rid, probs = row.get("id"), row.get("gap_probs")
+            if not isinstance(rid, str) or not isinstance(probs, list):
+                raise RecordError(f"{where}: needs a string 'id' and a list 'gap_probs'")
+            for gap in probs:
+                if (
+                    not isinstance(gap, list)
+                    or len(gap) != GAP_THRESHOLDS
+                    or not all(
+                        isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 1
+                        for x in gap
+                    )
+                ):
+                    raise RecordError(
+                        f"{where}: every gap needs {GAP_THRESHOLDS} probabilities in [0, 1]"
+                    )
+            if rid in out:
+                raise RecordError(f"{where}: duplicate record id {rid!r}")
+            out[rid] = probs
+    return out
+
+
 def base_position(record: Record) -> float:
     """``β`` of a record: the highest severity position ``t + δ/3`` of its gaps (0 without gaps)."""
     if not record.tiers:
@@ -185,6 +234,7 @@ def encode_records(
     max_length: int,
     long_pairs: str = "skip",
     gap_marked: bool = False,
+    teacher: Mapping[str, Sequence[Sequence[float]]] | None = None,
 ) -> EncodedSplit:
     """Encode records with :class:`sitar.encoding.PairEncoder` (the scorer's own encoder).
 
@@ -194,6 +244,9 @@ def encode_records(
     then get no gap rows (their pair target is 0).
     ``long_pairs="skip"`` leaves out pairs over ``max_length`` (their ids are in ``skipped_long``);
     ``"error"`` raises :class:`InputError` naming the first one.
+    ``teacher`` (with ``gap_marked``): record id -> a teacher's per-gap threshold probabilities
+    (:func:`read_teacher`), stored flattened in the column ``gap_soft`` (empty for records it does
+    not name); the number of gaps must match the record's.
     """
     import datasets
 
@@ -226,6 +279,10 @@ def encode_records(
         "gap_steps": [],
         "gap_extent": [],
     }
+    if teacher is not None:
+        if not gap_marked:
+            raise InputError("teacher targets need gap-marked input (gap_head)")
+        cols["gap_soft"] = []
     skipped = []
     for record, enc in zip(records, encs, strict=True):
         if len(enc.ids) > max_length:
@@ -249,6 +306,14 @@ def encode_records(
             else []
         )
         cols["gap_extent"].append(record_gap_extent(record) if gap_marked else 0.0)
+        if teacher is not None:
+            soft = teacher.get(record.id)
+            if soft is not None and len(soft) != len(record.gaps):
+                raise InputError(
+                    f"teacher targets of record {record.id!r} have {len(soft)} gaps, the record "
+                    f"{len(record.gaps)}"
+                )
+            cols["gap_soft"].append([float(x) for probs in soft or () for x in probs])
     features = datasets.Features(
         {
             "id": datasets.Value("string"),
@@ -260,8 +325,11 @@ def encode_records(
             "gap_index": datasets.Sequence(datasets.Value("int32")),
             "gap_steps": datasets.Sequence(datasets.Value("int8")),
             "gap_extent": datasets.Value("float64"),
+            **({"gap_soft": datasets.Sequence(datasets.Value("float32"))} if teacher else {}),
         }
     )
+    if teacher is not None and not teacher:
+        features["gap_soft"] = datasets.Sequence(datasets.Value("float32"))
     return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)
 
 
@@ -335,9 +403,18 @@ def collate(
                 steps[row, :n] = st
         arrays["gap_index"] = gap_index
         arrays["gap_steps"] = steps
+        if "gap_soft" in rows:
+            soft = np.full((b, g, GAP_THRESHOLDS), np.nan, dtype=np.float32)
+            for row, flat in enumerate(rows["gap_soft"]):
+                if flat:
+                    soft[row, : len(flat) // GAP_THRESHOLDS] = np.asarray(
+                        flat, dtype=np.float32
+                    ).reshape(-1, GAP_THRESHOLDS)
+            arrays["gap_soft"] = soft
     out = {name: arrays[name] for name in input_names}
-    if "gap_steps" in arrays:
-        out["gap_steps"] = arrays["gap_steps"]
+    for extra in ("gap_steps", "gap_soft"):
+        if extra in arrays:
+            out[extra] = arrays[extra]
     out["score"] = np.asarray(rows["score"], dtype=np.float32)
     out["base"] = np.asarray(rows["base"], dtype=np.float32)
     return out

@@ -37,6 +37,7 @@ import torch
 
 from sitar._version import __version__
 from sitar.errors import InputError
+from sitar.integrity import sha256_file
 from sitar.modeling import (
     HeadConfig,
     SitarLoss,
@@ -56,6 +57,7 @@ from training.data import (
     encode_records,
     length_grouped_batches,
     load_splits,
+    read_teacher,
     shard_batches,
 )
 from training.evaluate import regression_metrics
@@ -394,12 +396,23 @@ def train(
         raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
     if config.eval_split not in splits:
         raise InputError(f"no records with split {config.eval_split!r} in {list(config.data)}")
+    teacher = None
+    named = 0
+    if config.teacher:
+        teacher = read_teacher(config.teacher)
+        named = len({r.id for r in splits[config.train_split]} & set(teacher))
+        if not named:
+            raise InputError(
+                f"teacher file {config.teacher} names none of the {config.train_split!r} records"
+            )
+        log.info("teacher targets for %d distinct training records", named)
     train_data = encode_records(
         splits[config.train_split],
         tokenizer,
         max_length=config.max_length,
         long_pairs=config.long_pairs,
         gap_marked=config.gap_head,
+        teacher=teacher,
     )
     eval_data = encode_records(
         splits[config.eval_split],
@@ -429,6 +442,17 @@ def train(
                     "signature": data_signature(splits[config.eval_split]),
                     "skipped_long": eval_data.skipped_long,
                 },
+                **(
+                    {
+                        "teacher": {
+                            "file": config.teacher,
+                            "sha256": sha256_file(config.teacher),
+                            "training_records_named": named,
+                        }
+                    }
+                    if config.teacher
+                    else {}
+                ),
             },
         )
         for name, part in (("train", train_data), ("validation", eval_data)):
@@ -466,6 +490,7 @@ def train(
         lambda_boundary=config.lambda_boundary,
         lambda_ordinal=config.lambda_ordinal,
         lambda_gap=config.lambda_gap,
+        teacher_weight=config.teacher_weight,
     ).to(accelerator.device)
     input_names = accelerator.unwrap_model(model).input_names
 
@@ -545,9 +570,20 @@ def train(
                 with accelerator.autocast():
                     outputs = model(**feed)
                 gap_logits, gap_steps = _gap_outputs(outputs, arrays, accelerator.device)
+                gap_soft = (
+                    torch.from_numpy(arrays["gap_soft"]).to(accelerator.device)
+                    if "gap_soft" in arrays
+                    else None
+                )
                 # losses in fp32
                 out = loss_fn(
-                    outputs[0].float(), outputs[1].float(), target, base, gap_logits, gap_steps
+                    outputs[0].float(),
+                    outputs[1].float(),
+                    target,
+                    base,
+                    gap_logits,
+                    gap_steps,
+                    gap_soft,
                 )
                 accelerator.backward(out.total / config.grad_accum_steps)
             window.append(out.as_floats())

@@ -145,9 +145,21 @@ class GapOrdinalLoss(nn.Module):
     """SPEC §7b gap loss [C]: for every real gap, binary cross-entropy of logit ``k`` against
     ``[step ≥ k + 1]`` where ``step = 3t + δ`` ∈ 0..6 is the gap's position ``t + δ/3`` in thirds
     (ordinal thresholds ``1/3 … 2``, so the loss respects the order of positions), averaged over
-    real gaps and thresholds. ``steps`` is (B, G) int with ``-1`` in padded gap slots."""
+    real gaps and thresholds. ``steps`` is (B, G) int with ``-1`` in padded gap slots.
 
-    def forward(self, gap_logits: Tensor, steps: Tensor) -> Tensor:
+    Teacher targets (distillation, [C]): ``soft`` (B, G, K) holds a teacher model's probabilities
+    ``σ(teacher logit k)`` for the gaps that have them and NaN elsewhere; there the BCE target of
+    threshold ``k`` is ``(1 − w) · [step ≥ k + 1] + w · soft_k`` with ``w = teacher_weight``.
+    """
+
+    def __init__(self, teacher_weight: float = 0.5) -> None:
+        super().__init__()
+        w = teacher_weight
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
+            raise InputError(f"teacher_weight must be a number in [0, 1], got {w!r}")
+        self.teacher_weight = float(w)
+
+    def forward(self, gap_logits: Tensor, steps: Tensor, soft: Tensor | None = None) -> Tensor:
         if not isinstance(gap_logits, Tensor) or gap_logits.dim() != 3:
             raise InputError("gap_logits must have shape (batch, gaps, K)")
         if not isinstance(steps, Tensor) or steps.shape != gap_logits.shape[:2]:
@@ -163,6 +175,18 @@ class GapOrdinalLoss(nn.Module):
             raise InputError("a batch for the gap loss needs at least one real gap")
         levels = torch.arange(1, k + 1, device=steps.device)  # (K,)
         labels = (steps.unsqueeze(-1) >= levels).float()  # (B, G, K)
+        if soft is not None:
+            if not isinstance(soft, Tensor) or soft.shape != gap_logits.shape:
+                raise InputError(
+                    f"teacher targets must have shape {tuple(gap_logits.shape)} (batch, gaps, K), "
+                    f"got {tuple(soft.shape) if isinstance(soft, Tensor) else type(soft).__name__}"
+                )
+            soft = soft.float()
+            known = ~torch.isnan(soft)
+            if bool(((soft < 0) | (soft > 1))[known].any()):
+                raise InputError("teacher targets must be probabilities in [0, 1] (or NaN)")
+            w = self.teacher_weight
+            labels = torch.where(known, (1.0 - w) * labels + w * torch.nan_to_num(soft), labels)
         bce = F.binary_cross_entropy_with_logits(gap_logits.float(), labels, reduction="none")
         return bce[valid].mean()
 
@@ -199,6 +223,7 @@ class SitarLoss(nn.Module):
         lambda_ordinal: float = 0.5,
         lambda_gap: float = 1.0,
         thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+        teacher_weight: float = 0.5,
     ) -> None:
         super().__init__()
         for name, value in (
@@ -212,7 +237,7 @@ class SitarLoss(nn.Module):
         self.lambda_ordinal = float(lambda_ordinal)
         self.lambda_gap = float(lambda_gap)
         self.mse = MSELoss()
-        self.gap = GapOrdinalLoss()
+        self.gap = GapOrdinalLoss(teacher_weight)
         self.boundary = BoundaryLoss()
         self.ordinal = OrdinalLoss(thresholds)
 
@@ -233,9 +258,10 @@ class SitarLoss(nn.Module):
         base: Tensor | None = None,
         gap_logits: Tensor | None = None,
         gap_steps: Tensor | None = None,
+        gap_soft: Tensor | None = None,
     ) -> LossOutput:
         """The SPEC §7 loss, plus ``λ_g · L_gap`` (SPEC §7b) when ``gap_logits`` and
-        ``gap_steps`` are given."""
+        ``gap_steps`` are given (with teacher targets ``gap_soft``, see :class:`GapOrdinalLoss`)."""
         mse = self.mse(score, target)
         boundary = self.boundary(score, target, base)
         ordinal = self.ordinal(ordinal_logits, target)
@@ -244,6 +270,6 @@ class SitarLoss(nn.Module):
         if gap_logits is not None:
             if gap_steps is None:
                 raise InputError("gap_logits given without gap_steps")
-            gap = self.gap(gap_logits, gap_steps)
+            gap = self.gap(gap_logits, gap_steps, gap_soft)
             total = total + self.lambda_gap * gap
         return LossOutput(total=total, mse=mse, boundary=boundary, ordinal=ordinal, gap=gap)

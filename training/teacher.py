@@ -1,0 +1,184 @@
+"""Teacher targets for the gap head: a checkpoint's per-gap threshold probabilities on records.
+
+    python -m training.teacher --checkpoint CKPT --records FILE [FILE ...] --out teacher.jsonl \
+        [--split train] [--skip-profile quantifier ...] [--batch-size 32] [--threads 2]
+
+For every record of ``--split`` with at least one gap (and not of a ``--skip-profile`` provenance
+profile), the checkpoint's ONNX graph reads the pair with **the record's own gaps** marked (the
+input training builds for it) and its gap head's six logits per gap are written as probabilities
+``σ(logit)``, one line per record: ``{"schema": "sitar.teacher/1", "id", "gap_probs": [[p1 … p6],
+…]}``, in record order. Pairs longer than the checkpoint's ``max_length`` are left out and
+counted. Inputs are batched by exact length, so a record's probabilities do not depend on its
+neighbours. The file is written atomically at the end, next to ``<out>.manifest.json`` (the
+checkpoint's score signature, the record files and their SHA-256, the options, counts, versions,
+time); a crash loses the run, which is deterministic and can simply be repeated.
+
+A training config uses it with ``teacher: teacher.jsonl`` and ``teacher_weight: w``: for the
+training records the file names, the gap loss's target for threshold ``k`` becomes
+``(1 − w) · label + w · p_k`` (distillation: the student keeps the teacher's reading of those
+records while it learns new ones from their labels alone). Teacher targets are a model's outputs,
+not labels; a data card must say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitar.errors import InputError, SitarError
+from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, read_record_file
+
+__all__ = ["main", "teacher_probabilities"]
+
+
+def teacher_probabilities(
+    scorer: Any, records: Sequence[Any], *, batch_size: int = 32, progress: bool = False
+) -> list[list[list[float]] | None]:
+    """Per record, the gap head's threshold probabilities for each of its gaps (None for a record
+    longer than the scorer's ``max_length``). ``scorer``: a gap-aware :class:`sitar.Scorer`."""
+    if not getattr(scorer, "gap_aware", False):
+        raise InputError("the teacher checkpoint has no gap head (gap-marked input)")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+    encs = scorer.encoder.encode_marked(
+        [
+            (
+                r.reference,
+                r.hypothesis,
+                [(tuple(g["ref_span"]), tuple(g["hyp_span"])) for g in r.gaps],
+            )
+            for r in records
+        ]
+    )
+    out: list[list[list[float]] | None] = [None] * len(records)
+    by_width: dict[int, list[int]] = {}
+    for k, enc in enumerate(encs):
+        if len(enc) <= scorer.max_length:
+            by_width.setdefault(len(enc), []).append(k)
+    names = tuple(scorer.predictor.input_names)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(map(len, by_width.values())), unit="pair", desc="teacher")
+    try:
+        for width in sorted(by_width, reverse=True):
+            members = by_width[width]
+            for start in range(0, len(members), batch_size):
+                idx = members[start : start + batch_size]
+                arrays = scorer.encoder.collate([encs[k] for k in idx], names, width=width)
+                logits = np.asarray(scorer.predictor.run_batch(arrays)["gap_logits"], np.float64)
+                if logits.ndim != 3 or logits.shape[-1] != GAP_THRESHOLDS:
+                    raise InputError(
+                        f"the teacher's gap_logits have shape {logits.shape}; expected (batch, "
+                        f"gaps, {GAP_THRESHOLDS})"
+                    )
+                probs = 1.0 / (1.0 + np.exp(-logits))
+                for row, k in enumerate(idx):
+                    n = len(records[k].gaps)
+                    out[k] = [[round(float(p), 6) for p in gap] for gap in probs[row, :n]]
+                if bar is not None:
+                    bar.update(len(idx))
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.teacher", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--checkpoint", help="teacher checkpoint (default: the shipped one)")
+    parser.add_argument("--variant", help="ONNX variant (default: the checkpoint's)")
+    parser.add_argument("--records", nargs="+", required=True, help="record files (JSONL/Parquet)")
+    parser.add_argument("--out", required=True, help="teacher file to write (JSONL)")
+    parser.add_argument("--split", default="train", help="records of this split (default train)")
+    parser.add_argument("--skip-profile", nargs="*", default=[], metavar="PROFILE",
+                        help="leave out records of these provenance profiles")  # fmt: skip
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    try:
+        from sitar.integrity import sha256_file
+        from sitar.scorer import Scorer
+
+        out = Path(args.out)
+        if out.is_dir():
+            raise InputError(f"--out {out} is a folder; give a file path")
+        scorer = Scorer.load(args.checkpoint, variant=args.variant, threads=args.threads)
+        skip = set(args.skip_profile)
+        chosen, counts = [], {"read": 0, "other_split": 0, "no_gaps": 0, "skipped_profile": 0}
+        for path in args.records:
+            for record in read_record_file(path):
+                counts["read"] += 1
+                if record.split != args.split:
+                    counts["other_split"] += 1
+                elif not record.gaps:
+                    counts["no_gaps"] += 1
+                elif record.provenance.get("profile") in skip:
+                    counts["skipped_profile"] += 1
+                else:
+                    chosen.append(record)
+        if not chosen:
+            raise InputError(f"no {args.split!r} record with gaps in {args.records}")
+        probs = teacher_probabilities(scorer, chosen, batch_size=args.batch_size, progress=True)
+        lines = [
+            json.dumps({"schema": TEACHER_SCHEMA, "id": r.id, "gap_probs": p}) + "\n"
+            for r, p in zip(chosen, probs, strict=True)
+            if p is not None
+        ]
+        counts["written"] = len(lines)
+        counts["too_long"] = sum(p is None for p in probs)
+        _write_atomic(out, "".join(lines))
+        from importlib.metadata import version
+
+        manifest = {
+            "schema": TEACHER_SCHEMA,
+            "teacher": {
+                "checkpoint": scorer.config.name,
+                "variant": scorer.variant,
+                "signature": scorer.signature,
+            },
+            "records": [{"file": str(p), "sha256": sha256_file(p)} for p in args.records],
+            "split": args.split,
+            "skip_profiles": sorted(skip),
+            "counts": counts,
+            "output_sha256": sha256_file(out),
+            "argv": list(sys.argv if argv is None else argv),
+            "versions": {m: version(m) for m in ("sitar", "onnxruntime", "numpy")},
+            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        _write_atomic(Path(f"{out}.manifest.json"), json.dumps(manifest, indent=2) + "\n")
+    except SitarError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"{counts['written']} records written to {out} ({counts})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
