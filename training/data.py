@@ -325,10 +325,9 @@ def encode_records(
             "gap_index": datasets.Sequence(datasets.Value("int32")),
             "gap_steps": datasets.Sequence(datasets.Value("int8")),
             "gap_extent": datasets.Value("float64"),
-            **({"gap_soft": datasets.Sequence(datasets.Value("float32"))} if teacher else {}),
         }
     )
-    if teacher is not None and not teacher:
+    if teacher is not None:
         features["gap_soft"] = datasets.Sequence(datasets.Value("float32"))
     return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)
 
