@@ -390,7 +390,11 @@ def collate(
         ids[row, : len(tok)] = tok
         mask[row, : len(tok)] = 1
         types[row, : len(typ)] = typ
-    arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    arrays: dict[str, np.ndarray] = {
+        "input_ids": ids,
+        "attention_mask": mask,
+        "token_type_ids": types,
+    }
     if "gap_index" in input_names:
         g = max(1, max(len(s) for s in rows["gap_steps"]))
         gap_index = np.zeros((b, g, 4), dtype=np.int64)
