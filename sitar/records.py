@@ -26,6 +26,7 @@ __all__ = [
     "SPLITS",
     "Record",
     "read_records",
+    "write_lines_atomic",
     "write_records",
 ]
 
@@ -171,14 +172,24 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
 
 def write_records(path: str | os.PathLike[str], records: Iterable[Record]) -> int:
     """Write records as JSONL atomically (temp file + rename); returns how many were written."""
+    return write_lines_atomic(
+        path,
+        (json.dumps(r.to_dict(), ensure_ascii=False, sort_keys=True) + "\n" for r in records),
+    )
+
+
+def write_lines_atomic(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
+    """Write text ``lines`` (each with its newline) to ``path`` atomically: a temp file in the
+    same folder, fsynced, made world-readable, then renamed; on any error nothing is left behind
+    and an existing file is untouched. Returns how many lines were written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     n = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for record in records:
-                fh.write(json.dumps(record.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+            for line in lines:
+                fh.write(line)
                 n += 1
             fh.flush()
             os.fsync(fh.fileno())

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from sitar.errors import InputError, SitarError
+from sitar.records import write_lines_atomic
 from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, read_record_file
 
 __all__ = ["main", "teacher_probabilities"]
@@ -94,21 +93,6 @@ def teacher_probabilities(
     return out
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.teacher", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -153,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         counts["written"] = len(lines)
         counts["too_long"] = sum(p is None for p in probs)
-        _write_atomic(out, "".join(lines))
+        write_lines_atomic(out, lines)
         from importlib.metadata import version
 
         manifest = {
@@ -172,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "versions": {m: version(m) for m in ("sitar", "onnxruntime", "numpy")},
             "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        _write_atomic(Path(f"{out}.manifest.json"), json.dumps(manifest, indent=2) + "\n")
+        write_lines_atomic(f"{out}.manifest.json", [json.dumps(manifest, indent=2) + "\n"])
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
