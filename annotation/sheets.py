@@ -344,6 +344,21 @@ def _decide(
     return None, "", tiers, directions
 
 
+def cohen_kappa(matrix: Sequence[Sequence[int]]) -> tuple[float, float]:
+    """``(observed agreement, Cohen's kappa)`` of a square confusion matrix of two raters' counts
+    (rows: first rater, columns: second); kappa is 1.0 when chance agreement is already 1."""
+    k = len(matrix)
+    n = sum(map(sum, matrix))
+    if n == 0 or any(len(row) != k for row in matrix):
+        raise InputError("a confusion matrix must be square and hold at least one count")
+    observed = sum(matrix[i][i] for i in range(k)) / n
+    rows_p = [sum(matrix[i]) / n for i in range(k)]
+    cols_p = [sum(matrix[r][i] for r in range(k)) / n for i in range(k)]
+    expected = sum(rows_p[i] * cols_p[i] for i in range(k))
+    kappa = 1.0 if expected == 1.0 else (observed - expected) / (1.0 - expected)
+    return observed, kappa
+
+
 def sheet_agreement(first: str | Path, second: str | Path) -> dict[str, Any]:
     """Agreement of two readers' filled sheets over the gaps both labelled: Cohen's kappa on the
     tiers, the 3x3 confusion matrix (rows: ``first``, columns: ``second``), raw agreement, and
@@ -374,11 +389,7 @@ def sheet_agreement(first: str | Path, second: str | Path) -> dict[str, Any]:
         matrix[a[key][0]][b[key][0]] += 1
         same_position += a[key][:2] == b[key][:2]
     n = len(common)
-    observed = sum(matrix[k][k] for k in range(3)) / n
-    rows_p = [sum(matrix[k]) / n for k in range(3)]
-    cols_p = [sum(matrix[r][k] for r in range(3)) / n for k in range(3)]
-    expected = sum(rows_p[k] * cols_p[k] for k in range(3))
-    kappa = 1.0 if expected == 1.0 else (observed - expected) / (1.0 - expected)
+    observed, kappa = cohen_kappa(matrix)
     return {
         "gaps": n,
         "only_first": len(set(a) - set(b)),

@@ -1,7 +1,8 @@
 """Agreement of SITAR and baselines with a judge on an A/B set (schema ``sitar-ab-1``).
 
     python -m training.evaluate_ab --set annotation/ab/sitar_ab_v1.jsonl \
-        [--checkpoint CKPT] [--baselines semdist,bertscore] [--labels RECORDS ...] [--json out.json]
+        [--checkpoint CKPT] [--baselines semdist,bertscore] [--labels RECORDS ...] \
+        [--second-judge SET] [--json out.json]
 
 For every item the judge picked the transcript (A or B) that better keeps what the reference
 means, or ``same``. A metric *agrees* when it gives the judge's pick the lower distortion (SITAR
@@ -17,6 +18,11 @@ hand-labelled tiers (what a perfect per-gap model with no tie-breaker would give
 ``labels+extent``, the same score with the share of tokens inside gaps as the tie-breaker
 (``S_lo + x (S_hi - S_lo)``, :func:`sitar.gapscore.gap_extent`; the extent half of tie-breaker
 version 3). They bound what any per-gap model scored by SPEC §5 can reach on those items.
+
+``--second-judge SET`` (the same items judged by another judge, e.g. with ``python -m
+annotation.asr ab-merge``): how the two judges agree (``annotation.asr.ab.judge_agreement``:
+Cohen's kappa over A / B / same), every metric's agreement with the second judge, and on the
+*consensus* items, those both judges decided the same way (A or B).
 """
 
 from __future__ import annotations
@@ -144,6 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--labels", nargs="+", metavar="RECORDS",
         help="hand-labelled record files: add the ceiling section (see above)",
     )  # fmt: skip
+    parser.add_argument(
+        "--second-judge", metavar="SET",
+        help="the same items judged by another judge: add agreement with that judge and on the "
+        "items both judges decided the same way",
+    )  # fmt: skip
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the report as JSON here")
     args = parser.parse_args(argv)
@@ -191,6 +202,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                     **evaluate_ab(kept, metrics),
                 },
             }
+        second: dict[str, Any] | None = None
+        if args.second_judge:
+            from annotation.asr.ab import judge_agreement
+
+            others = load_ab(args.second_judge)
+            judges = judge_agreement(items, others)
+            by_id = {it["id"]: it for it in others}
+            paired = [by_id[it["id"]] for it in items]
+            consensus = [
+                it
+                for it, other in zip(items, paired, strict=True)
+                if it["judgement"] == other["judgement"] != "same"
+            ]
+            second = {
+                "set": args.second_judge,
+                "judges": judges,
+                "metrics": evaluate_ab(paired, metrics),
+                "consensus": {"items": len(consensus), "metrics": evaluate_ab(consensus, metrics)},
+            }
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -209,6 +239,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {name:13s} agreement {row['agreement']:.3f}  "
                   f"(metric ties {row['metric_ties']})")  # fmt: skip
         out["ceiling"] = ceiling
+    if second is not None:
+        j = second["judges"]
+        print(f"second judge ({args.second_judge}): agreement between the judges "
+              f"{j['agreement']:.3f}, Cohen's kappa {j['kappa']:.3f}, opposite picks "
+              f"{j['opposite']} of {j['decided_by_both']} decided by both")  # fmt: skip
+        for name, row in second["metrics"].items():
+            print(
+                f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})"
+            )
+        print(f"consensus: {second['consensus']['items']} items both judges decided the same way")
+        for name, row in second["consensus"]["metrics"].items():
+            print(
+                f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})"
+            )
+        out["second_judge"] = second
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=2)

@@ -126,6 +126,22 @@ def _cmd_ab_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ab_agreement(args: argparse.Namespace) -> int:
+    from annotation.asr.ab import judge_agreement, load_ab
+
+    report = judge_agreement(load_ab(args.first), load_ab(args.second))
+    labels = report["labels"]
+    print(f"{report['items']} items: agreement {report['agreement']:.3f}, Cohen's kappa "
+          f"{report['kappa']:.3f}; both decided {report['decided_by_both']}, opposite picks "
+          f"{report['opposite']}")  # fmt: skip
+    print("confusion (rows: first, columns: second): " + ", ".join(labels))
+    for name, row in zip(labels, report["confusion"], strict=True):
+        print(f"  {name:5s} " + " ".join(f"{x:4d}" for x in row))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from annotation.asr.build import verify
 
@@ -232,6 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
     abm.add_argument("--judge", required=True, help="who judged (recorded with every item)")
     abm.add_argument("--set", type=Path, required=True, help="public set JSONL to write")
     abm.set_defaults(func=_cmd_ab_merge)
+    aba = sub.add_parser("ab-agreement", help="how two judges of the same A/B items agree")
+    aba.add_argument("first", type=Path, help="A/B set JSONL (one judge)")
+    aba.add_argument("second", type=Path, help="the same items judged by another judge")
+    aba.add_argument("--json", type=Path, help="also write the report as JSON here")
+    aba.set_defaults(func=_cmd_ab_agreement)
     v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
     v.add_argument("out", type=Path)
     v.add_argument("--n", type=int, default=3, help="utterances per system")

@@ -27,7 +27,14 @@ from typing import Any
 from sitar.errors import InputError
 from sitar.text import tokenize
 
-__all__ = ["AB_SCHEMA", "JUDGEMENTS", "build_ab", "load_ab", "merge_judgements"]
+__all__ = [
+    "AB_SCHEMA",
+    "JUDGEMENTS",
+    "build_ab",
+    "judge_agreement",
+    "load_ab",
+    "merge_judgements",
+]
 
 AB_SCHEMA = "sitar-ab-1"
 JUDGEMENTS = ("A", "B", "same")
@@ -190,3 +197,43 @@ def load_ab(path: str | Path) -> list[dict[str, Any]]:
     if not items:
         raise InputError(f"{path}: no items")
     return items
+
+
+def judge_agreement(
+    first: Sequence[dict[str, Any]], second: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """How two judges of the same A/B items agree: items matched by ``id`` (every item in both,
+    with the same reference and transcripts, else :class:`InputError`); raw agreement and Cohen's
+    kappa over ``A`` / ``B`` / ``same``, the 3x3 confusion (rows: ``first``, columns: ``second``,
+    in that order), how many items both decided (A or B), and how many of those they decided
+    oppositely (``opposite``), with those items' ids."""
+    from annotation.sheets import cohen_kappa
+
+    by_id = {it["id"]: it for it in second}
+    if len(by_id) != len(second) or len({it["id"] for it in first}) != len(first):
+        raise InputError("an A/B set holds the same item id twice")
+    if set(by_id) != {it["id"] for it in first}:
+        only = sorted(set(by_id) ^ {it["id"] for it in first})
+        raise InputError(f"the two sets do not hold the same items (e.g. {only[:3]})")
+    order = list(JUDGEMENTS)
+    matrix = [[0] * len(order) for _ in order]
+    opposite = []
+    for it in first:
+        other = by_id[it["id"]]
+        if (it["reference"], it["a"], it["b"]) != (other["reference"], other["a"], other["b"]):
+            raise InputError(f"item {it['id']} has different texts in the two sets")
+        matrix[order.index(it["judgement"])][order.index(other["judgement"])] += 1
+        if {it["judgement"], other["judgement"]} == {"A", "B"}:
+            opposite.append(it["id"])
+    observed, kappa = cohen_kappa(matrix)
+    both = sum(matrix[i][j] for i in range(2) for j in range(2))
+    return {
+        "items": len(first),
+        "labels": order,
+        "agreement": observed,
+        "kappa": kappa,
+        "confusion": matrix,
+        "decided_by_both": both,
+        "opposite": len(opposite),
+        "opposite_ids": opposite,
+    }

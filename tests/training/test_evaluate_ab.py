@@ -190,3 +190,68 @@ def test_cli_ceiling_section_with_the_shipped_checkpoint(tmp_path, capsys):
     assert "ceiling: 1 items with both transcripts labelled" in capsys.readouterr().out
     assert main(["--set", str(ab), "--baselines", "", "--labels", str(tmp_path / "no")]) == 2
     assert "record file not found" in capsys.readouterr().err
+
+
+def _judged(judgements, *, texts=None):
+    rows = []
+    for k, j in enumerate(judgements):
+        a, b = texts[k] if texts else (f"a{k}", f"b{k}")
+        rows.append({"schema": "sitar-ab-1", "id": f"ab-{k:010d}", "reference": f"r{k}",
+                     "a": a, "b": b, "judgement": j, "reason": "r", "judge": "J"})  # fmt: skip
+    return rows
+
+
+def test_judge_agreement_kappa_confusion_and_opposite_picks():
+    from annotation.asr.ab import judge_agreement
+    from annotation.sheets import cohen_kappa
+
+    first = _judged(["A", "A", "B", "B", "same", "A"])
+    second = _judged(["A", "B", "B", "same", "same", "A"])
+    report = judge_agreement(first, second)
+    assert report["confusion"] == [[2, 1, 0], [0, 1, 1], [0, 0, 1]]
+    assert report["agreement"] == pytest.approx(4 / 6)
+    # chance: rows (3, 2, 1)/6, columns (2, 2, 2)/6 -> 1/3; kappa = (2/3 - 1/3) / (2/3) = 0.5
+    assert report["kappa"] == pytest.approx(0.5)
+    assert report["decided_by_both"] == 4 and report["opposite"] == 1
+    assert report["opposite_ids"] == ["ab-0000000001"]
+    assert cohen_kappa([[5, 0], [0, 5]]) == (1.0, 1.0)
+    assert cohen_kappa([[4, 0], [0, 0]]) == (1.0, 1.0)  # chance agreement 1
+    with pytest.raises(InputError, match="square"):
+        cohen_kappa([[1, 2]])
+    with pytest.raises(InputError, match="same items"):
+        judge_agreement(first, second[:-1])
+    changed = _judged(["A"] * 6, texts=[("x", "y")] + [(f"a{k}", f"b{k}") for k in range(1, 6)])
+    with pytest.raises(InputError, match="different texts"):
+        judge_agreement(first, changed)
+    with pytest.raises(InputError, match="twice"):
+        judge_agreement(first, second[:-1] + second[:1])
+
+
+def test_cli_second_judge_and_ab_agreement(tmp_path, capsys):
+    from annotation.asr.__main__ import main as asr_main
+    from training.evaluate_ab import main
+
+    ref = "Send one unit to the north gate today."
+    texts = [("send one unit to the north gate today", "seventy referral the north gate today"),
+             ("send one unit to the north gate to day", "send one unit"),
+             ("send two units to the north gate today", "send one unit to the gate today")]  # fmt: skip
+    first = [{**it, "reference": ref} for it in _judged(["A", "A", "same"], texts=texts)]
+    second = [{**it, "reference": ref} for it in _judged(["A", "B", "B"], texts=texts)]
+    paths = []
+    for name, rows in (("j1", first), ("j2", second)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        paths.append(path)
+    out = tmp_path / "out.json"
+    argv = ["--set", str(paths[0]), "--baselines", "", "--second-judge", str(paths[1])]
+    assert main([*argv, "--json", str(out)]) == 0
+    second_report = json.loads(out.read_text(encoding="utf-8"))["second_judge"]
+    assert second_report["judges"]["opposite"] == 1
+    assert second_report["metrics"]["wer"]["items"] == 3  # the second judge decided all three
+    assert second_report["consensus"]["items"] == 1  # only the first item: A for both
+    assert second_report["consensus"]["metrics"]["sitar"]["agreement"] == 1.0
+    assert "consensus: 1 items" in capsys.readouterr().out
+    assert asr_main(["ab-agreement", str(paths[0]), str(paths[1])]) == 0
+    assert "3 items: agreement 0.333" in capsys.readouterr().out
+    assert main([*argv[:-1], str(tmp_path / "missing.jsonl")]) == 2
+    assert "not found" in capsys.readouterr().err
