@@ -9,8 +9,8 @@ means, or ``same``. A metric *agrees* when it gives the judge's pick the lower d
 score, WER, SemDist, BERTScore distance: lower is better for all). Items judged ``same`` are left
 out; a metric tie (equal values) counts half. The default checkpoint is the shipped one.
 
-``--labels`` (hand-labelled record files, ``sitar.record/1``; e.g. the recognizer labels of
-``data_cards/sitar-asr-labels-v1.md``) adds a **ceiling** section: on the items whose two
+``--labels`` (hand-labelled record files, ``sitar.record/1`` JSONL or Parquet; e.g. the
+recognizer labels of ``data_cards/sitar-asr-labels-v1.md``) adds a **ceiling** section: on the items whose two
 transcripts both have a labelled record (matched by reference and SPEC §1 normalised hypothesis; a
 transcript equal to its reference after normalisation scores 0), every metric is evaluated again,
 next to two rows that read the labels instead of a model: ``labels``, the SPEC §5 score of the
@@ -188,9 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = evaluate_ab(items, metrics)
         ceiling: dict[str, Any] | None = None
         if args.labels:
-            from sitar.records import read_records
+            from training.data import read_record_file
 
-            records = [r for path in args.labels for r in read_records(path)]
+            records = [r for path in args.labels for r in read_record_file(path)]
             kept, label_a, label_b = labelled_items(items, label_scores(records))
             _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
             ceiling = {
