@@ -718,6 +718,30 @@ class Scorer:
             return self._analyze_gaps(refs, hyps, batch_size, progress)
         return self._analyze_pair(refs, hyps, batch_size, progress)
 
+    def gap_logits(
+        self,
+        items: Sequence[tuple[str, str, Sequence[Spans]]],
+        *,
+        batch_size: int = 32,
+        progress: bool = False,
+    ) -> list[np.ndarray | None]:
+        """The gap head's ordinal logits for pairs whose gaps are given rather than segmented:
+        ``(reference, hypothesis, [(ref_span, hyp_span), ...])`` character spans per gap (e.g. a
+        record's own gaps). One ``(n_gaps, K)`` float64 array per item, in input order, from the
+        same exact-length batches as :meth:`score` (so independent of batching); None for an
+        item whose marked input exceeds ``max_length`` (never truncated or windowed here)."""
+        if not self.gap_aware:
+            raise InputError(f"checkpoint {self.config.name!r} has no gap head (gap-marked input)")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        encs = self.encoder.encode_marked(items)
+        fits = [k for k, enc in enumerate(encs) if len(enc) <= self.max_length]
+        outputs = self._run([encs[k] for k in fits], batch_size=batch_size, progress=progress)
+        out: list[np.ndarray | None] = [None] * len(encs)
+        for k, o in zip(fits, outputs, strict=True):
+            out[k] = o.gap_logits
+        return out
+
     # -- head "pair" ---------------------------------------------------------------------------------
 
     def _analyze_pair(

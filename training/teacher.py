@@ -42,13 +42,10 @@ __all__ = ["main", "teacher_probabilities"]
 def teacher_probabilities(
     scorer: Any, records: Sequence[Any], *, batch_size: int = 32, progress: bool = False
 ) -> list[list[list[float]] | None]:
-    """Per record, the gap head's threshold probabilities for each of its gaps (None for a record
-    longer than the scorer's ``max_length``). ``scorer``: a gap-aware :class:`sitar.Scorer`."""
-    if not getattr(scorer, "gap_aware", False):
-        raise InputError("the teacher checkpoint has no gap head (gap-marked input)")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-    encs = scorer.encoder.encode_marked(
+    """Per record, the gap head's threshold probabilities ``σ(logit)`` for each of its gaps,
+    rounded to 6 decimals (None for a record longer than the scorer's ``max_length``), from
+    :meth:`sitar.Scorer.gap_logits` on the records' own gaps. ``scorer``: a gap-aware scorer."""
+    logits = scorer.gap_logits(
         [
             (
                 r.reference,
@@ -56,40 +53,22 @@ def teacher_probabilities(
                 [(tuple(g["ref_span"]), tuple(g["hyp_span"])) for g in r.gaps],
             )
             for r in records
-        ]
+        ],
+        batch_size=batch_size,
+        progress=progress,
     )
-    out: list[list[list[float]] | None] = [None] * len(records)
-    by_width: dict[int, list[int]] = {}
-    for k, enc in enumerate(encs):
-        if len(enc) <= scorer.max_length:
-            by_width.setdefault(len(enc), []).append(k)
-    names = tuple(scorer.predictor.input_names)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=sum(map(len, by_width.values())), unit="pair", desc="teacher")
-    try:
-        for width in sorted(by_width, reverse=True):
-            members = by_width[width]
-            for start in range(0, len(members), batch_size):
-                idx = members[start : start + batch_size]
-                arrays = scorer.encoder.collate([encs[k] for k in idx], names, width=width)
-                logits = np.asarray(scorer.predictor.run_batch(arrays)["gap_logits"], np.float64)
-                if logits.ndim != 3 or logits.shape[-1] != GAP_THRESHOLDS:
-                    raise InputError(
-                        f"the teacher's gap_logits have shape {logits.shape}; expected (batch, "
-                        f"gaps, {GAP_THRESHOLDS})"
-                    )
-                probs = 1.0 / (1.0 + np.exp(-logits))
-                for row, k in enumerate(idx):
-                    n = len(records[k].gaps)
-                    out[k] = [[round(float(p), 6) for p in gap] for gap in probs[row, :n]]
-                if bar is not None:
-                    bar.update(len(idx))
-    finally:
-        if bar is not None:
-            bar.close()
+    out: list[list[list[float]] | None] = []
+    for values in logits:
+        if values is None:
+            out.append(None)
+            continue
+        if values.ndim != 2 or values.shape[-1] != GAP_THRESHOLDS:
+            raise InputError(
+                f"the teacher's gap logits have shape {values.shape}; expected (gaps, "
+                f"{GAP_THRESHOLDS})"
+            )
+        probs = 1.0 / (1.0 + np.exp(-values))
+        out.append([[round(float(p), 6) for p in gap] for gap in probs])
     return out
 
 

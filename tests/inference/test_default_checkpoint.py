@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sitar.checkpoint
@@ -225,3 +226,30 @@ def test_a_word_too_long_for_the_tokenizer_is_refused(default_scorer, capsys):
     assert sitar.cli.main(["score", "--ref", f"a {long_word}", "--hyp", "a b"]) == 2
     assert "longer than the 100 characters" in capsys.readouterr().err
     assert len(default_scorer.score(references=["pay 5 €"], hypotheses=["pay 6 €"]).scores) == 1
+
+
+def test_gap_logits_of_given_gaps_match_the_scoring_pass(default_scorer):
+    """``Scorer.gap_logits`` reads gaps it is given (here the scorer's own segmentation) with the
+    same forward pass as scoring: the same expected steps, whatever the batch, and None for an
+    input over ``max_length``."""
+    from sitar import segment
+
+    pairs = [(r, h) for r, hyp, dis in CONTRASTS for h in (hyp, dis)]
+    items = []
+    for r, h in pairs:
+        seg = segment(r, h)
+        items.append((r, h, [(g.ref_span, g.hyp_span) for g in seg.gaps]))
+    long_ref = " ".join(["word"] * 2000)
+    items.append((long_ref, long_ref + " extra", [((len(long_ref), len(long_ref)), (0, 0))]))
+    one = default_scorer.gap_logits(items, batch_size=1)
+    many = default_scorer.gap_logits(items, batch_size=32)
+    assert one[-1] is None and many[-1] is None
+    analyses = default_scorer.analyze(
+        references=[r for r, _ in pairs], hypotheses=[h for _, h in pairs]
+    )
+    for a, b, analysis in zip(one[:-1], many[:-1], analyses, strict=True):
+        assert a.shape == (len(analysis.gaps), 6) and (a == b).all()
+        expected = (1.0 / (1.0 + np.exp(-a))).sum(axis=1)
+        assert expected == pytest.approx([g.expected for g in analysis.gaps], abs=1e-9)
+    with pytest.raises(InputError, match="batch_size"):
+        default_scorer.gap_logits(items[:1], batch_size=0)
