@@ -72,6 +72,7 @@ __all__ = [
     "expected_steps",
     "gap_extent",
     "predict_gaps",
+    "score_interval",
     "segmentation_extent",
     "severity_extent_fraction",
     "step_fraction",
@@ -157,12 +158,19 @@ def predict_gaps(expected: Sequence[float]) -> list[GapPrediction]:
     return out
 
 
-def _bounds(gaps: Sequence[GapPrediction], rho: float) -> tuple[float, float]:
-    tiers = [g.tier for g in gaps]
-    directions = [g.direction for g in gaps]
+def score_interval(
+    tiers: Sequence[int], directions: Sequence[int], *, rho: float = DEFAULT_RHO
+) -> tuple[float, float]:
+    """``(S_lo, S_hi)``: the SPEC §5 score of these gaps and of the same gaps plus one more T0,
+    the next larger value SPEC §5 can give with the same base; a tie-breaker places a pair
+    inside ``[S_lo, S_hi)`` (see the module docstring)."""
     lo = score_from_tiers(tiers, directions, rho=rho)
     hi = score_from_tiers([*tiers, 0], [*directions, 0], rho=rho)
     return lo, hi
+
+
+def _bounds(gaps: Sequence[GapPrediction], rho: float) -> tuple[float, float]:
+    return score_interval([g.tier for g in gaps], [g.direction for g in gaps], rho=rho)
 
 
 def tie_fraction(

@@ -76,29 +76,23 @@ def label_scores(
     records: Sequence[Any], *, extent: bool = False
 ) -> dict[tuple[str, tuple[str, ...]], float]:
     """``(reference, normalised hypothesis tokens) -> score`` from labelled records
-    (:class:`sitar.records.Record`): the record's SPEC §5 score, plus with ``extent`` the gap
-    extent as tie-breaker fraction inside ``[S_lo, S_hi)``. Two records of the same key with
-    different scores raise :class:`~sitar.errors.RecordError` (the key would be ambiguous)."""
+    (:class:`sitar.records.Record`): the record's SPEC §5 score ``S_lo``, or with ``extent``
+    ``S_lo + x (S_hi − S_lo)`` with ``x`` its gap extent as the tie-breaker fraction
+    (:func:`sitar.gapscore.score_interval`). Two records of the same key with different scores
+    raise :class:`~sitar.errors.RecordError` (the key would be ambiguous)."""
     from sitar.errors import RecordError
-    from sitar.gapscore import TIE_BREAK_MAX, gap_extent
-    from sitar.targets import score_from_tiers
+    from sitar.gapscore import TIE_BREAK_MAX, score_interval
     from sitar.text import tokenize
+    from training.data import record_gap_extent
 
     out: dict[tuple[str, tuple[str, ...]], float] = {}
     owner: dict[tuple[str, tuple[str, ...]], str] = {}
     for rec in records:
-        hyp_tokens = tokenize(rec.hypothesis)
-        key = (rec.reference, tuple(t.norm for t in hyp_tokens))
+        key = (rec.reference, tuple(t.norm for t in tokenize(rec.hypothesis)))
         value = float(rec.score)
         if extent and rec.tiers:
-            hi = score_from_tiers([*rec.tiers, 0], [*rec.directions, 0], rho=rec.rho)
-            x = gap_extent(
-                [tuple(g["ref_tokens"]) for g in rec.gaps],
-                [tuple(g["hyp_tokens"]) for g in rec.gaps],
-                len(tokenize(rec.reference)),
-                len(hyp_tokens),
-            )
-            value += min(x, TIE_BREAK_MAX) * (hi - value)
+            lo, hi = score_interval(rec.tiers, rec.directions, rho=rec.rho)
+            value = lo + min(record_gap_extent(rec), TIE_BREAK_MAX) * (hi - lo)
         if key in out and out[key] != value:
             raise RecordError(
                 f"records {owner[key]!r} and {rec.id!r} label the same transcript of the same "
@@ -128,6 +122,11 @@ def labelled_items(
             va.append(values[0])
             vb.append(values[1])
     return kept, va, vb
+
+
+def _print_rows(report: dict[str, dict[str, float]]) -> None:
+    for name, row in report.items():
+        print(f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})")
 
 
 def _wer(errors: np.ndarray, words: np.ndarray) -> list[float]:
@@ -227,32 +226,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     judged = sum(it["judgement"] != "same" for it in items)
     print(f"{len(items)} items, {judged} judged A or B ({len(items) - judged} same, left out)")
     print(f"signature: {scorer.signature}")
-    for name, row in report.items():
-        print(f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})")
+    _print_rows(report)
     out: dict[str, Any] = {"set": args.set, "signature": scorer.signature, "metrics": report}
     if ceiling is not None:
         n_judged = sum(it["judgement"] != "same" for it in items)
         sub = ceiling["metrics"]["labels"]["items"]
         print(f"ceiling: {ceiling['items']} items with both transcripts labelled "
               f"({sub} of the {n_judged} judged A or B)")  # fmt: skip
-        for name, row in ceiling["metrics"].items():
-            print(f"  {name:13s} agreement {row['agreement']:.3f}  "
-                  f"(metric ties {row['metric_ties']})")  # fmt: skip
+        _print_rows(ceiling["metrics"])
         out["ceiling"] = ceiling
     if second is not None:
         j = second["judges"]
         print(f"second judge ({args.second_judge}): agreement between the judges "
               f"{j['agreement']:.3f}, Cohen's kappa {j['kappa']:.3f}, opposite picks "
               f"{j['opposite']} of {j['decided_by_both']} decided by both")  # fmt: skip
-        for name, row in second["metrics"].items():
-            print(
-                f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})"
-            )
+        _print_rows(second["metrics"])
         print(f"consensus: {second['consensus']['items']} items both judges decided the same way")
-        for name, row in second["consensus"]["metrics"].items():
-            print(
-                f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})"
-            )
+        _print_rows(second["consensus"]["metrics"])
         out["second_judge"] = second
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
