@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from sitar.checkpoint import DEFAULT_THRESHOLDS
 from sitar.errors import InputError, RecordError
 from sitar.records import Record, read_records
 
@@ -125,8 +126,8 @@ def load_splits(
     return splits
 
 
-#: Ordinal logits per gap of a gap head (thresholds 1/3 ... 2 of SPEC §7b).
-GAP_THRESHOLDS = 6
+#: Ordinal logits per gap of a gap head: one per threshold 1/3 ... 2 (SPEC §7b).
+GAP_THRESHOLDS = len(DEFAULT_THRESHOLDS)
 
 #: Schema of the lines of a teacher file (``python -m training.teacher``).
 TEACHER_SCHEMA = "sitar.teacher/1"
