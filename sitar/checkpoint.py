@@ -46,7 +46,7 @@ CHECKPOINT_SCHEMA = "sitar.checkpoint/1"
 CONFIG_FILE = "sitar_config.json"
 #: The shipped checkpoint that ``Scorer.load()`` and ``sitar score`` use when none is named. It lives
 #: in the repository's ``checkpoints/<name>/`` and is installed as ``sitar/checkpoints_data/<name>/``.
-DEFAULT_CHECKPOINT = "sitar-minilm-gap-v4"
+DEFAULT_CHECKPOINT = "sitar-minilm-gap-v5"
 #: ONNX file variants a checkpoint may ship: the fp32 graph, int8 (dynamic per-tensor int8 for
 #: pair-head models, static int8 for gap-aware ones) and int8row (row-wise dynamic int8 with fp32
 #: down projections: batch-invariant, see ``sitar.modeling.export.quantize_rowwise_int8``).

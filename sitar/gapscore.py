@@ -12,7 +12,7 @@ severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
   probability above 1/2 -- the usual ordinal decode -- and keeps ``e`` clipped into the range
   that rounds to ``s`` for the tie-breaker. Rounding the mean cannot reach the top step unless
   nearly every threshold is certain, so T2 gaps hedge at T2→T1; the median does not. Measured on
-  ``sitar-minilm-gap-v4`` (model card): better on validation Spearman and on every test set but
+  ``sitar-minilm-gap-v4`` (its model card, in git history): better on validation Spearman and on every test set but
   the public dev set, where it fell below the gate set for it, so it is not the default;
 * **exact aggregation**: ``S_lo = score_from_tiers(t, δ)`` (SPEC §5), so one more gap at the highest
   tier always scores higher and many T0 never add up to a T1, by construction;
@@ -40,7 +40,7 @@ severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
     interval at an end of it.)
 
   Version 3 replaced version 2 as the default on 2026-12-01, chosen on validation data only
-  (``sitar-minilm-gap-v4``; see its model card): agreement with a blind judge on the 165 decided
+  (``sitar-minilm-gap-v4``; see its model card, in git history): agreement with a blind judge on the 165 decided
   items of the validation A/B set ``annotation/ab/sitar_ab_val_v1.jsonl`` 87.9 % -> 90.3 %,
   hand-labelled recognizer validation Spearman 0.647 -> 0.662, synthetic validation (1,000
   pairs) 0.9027 -> 0.9013.

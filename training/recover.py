@@ -1,12 +1,14 @@
 """Recover torch weights from an exported SITAR ONNX graph, to fine-tune a shipped checkpoint.
 
-A shipped checkpoint carries ``model.onnx`` (fp32) but no torch weights. Every weight is in the
+A checkpoint folder carries ONNX graphs but no torch weights. Recovery reads the fp32
+``model.onnx``; the shipped default carries only its int8row graph, so recover from a folder that
+still holds fp32 (a fresh export of the run, or for v4 the commit ``6ce34f5``). Every weight is in the
 graph, though: named initializers keep their module names (``model.backbone.…``), and the
 linear layers' weights, which the exporter transposed and renamed (``onnx::MatMul_…``), are found
 by following each ``MatMul`` to the ``Add`` that adds its named bias. ::
 
-    python -m training.recover --checkpoint checkpoints/sitar-minilm-gap-v4 --out /data/v4-torch
-    python -m training --config … --set init_from=/data/v3-torch
+    python -m training.recover --checkpoint /data/v4/checkpoints/sitar-minilm-gap-v4 --out /data/v4-torch
+    python -m training --config … --set init_from=/data/v4-torch
 
 The model is rebuilt from the checkpoint's config (backbone architecture from its ``backbone``
 entry, vocabulary sized to the graph's embedding matrix, the saved head config); every parameter

@@ -79,19 +79,19 @@ def _wrong_pairs() -> list[tuple[str, str, float, float]]:
     ]
 
 
-def test_shipped_checkpoint_orders_at_least_51_of_55_pairs():
-    """The measured result of sitar-minilm-gap-v4 and of v3 before it (sitar-minilm-synth-v2 got 39/55): every pair
-    whose T2 count differs is right; the misses all come from one gap, the T1 edit "Most of",
-    which the gap head reads as T0."""
+def test_shipped_checkpoint_orders_at_least_53_of_55_pairs():
+    """The measured result of sitar-minilm-gap-v5 (v4 and v3 before it: 51/55; sitar-minilm-synth-v2:
+    39/55): every pair whose T2 count differs is right; the misses, b/c and h/i, both come from one
+    gap, the T1 edit "Most of", which the gap head reads as T0."""
     wrong = _wrong_pairs()
-    assert len(wrong) <= 4, f"{55 - len(wrong)}/55 ordered; wrong: {wrong}"
+    assert len(wrong) <= 2, f"{55 - len(wrong)}/55 ordered; wrong: {wrong}"
     assert all(counts(PROFILES[a])[0] == counts(PROFILES[b])[0] for a, b, _, _ in wrong)
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="target 55/55 not reached: sitar-minilm-gap-v4 reads the T1 edit 'Most of the "
-    "figures' as T0 (51/55); strict, so a model that reaches it makes this test fail until the "
+    reason="target 55/55 not reached: sitar-minilm-gap-v5 reads the T1 edit 'Most of the "
+    "figures' as T0 (53/55); strict, so a model that reaches it makes this test fail until the "
     "marker is removed",
 )
 def test_shipped_checkpoint_orders_all_55_pairs():
