@@ -1,7 +1,7 @@
 """Scorer throughput against an earlier release's code *and* checkpoint, side by side in one run.
 
     python benchmarks/bench_vs_release.py --release ac6edcc \
-        --checkpoint checkpoints/sitar-minilm-gap-v4 [--variant V] [--checkpoint ... ] \
+        --checkpoint checkpoints/sitar-minilm-gap-v5 [--variant V] [--checkpoint ... ] \
         --data records.jsonl [--task score|explain|report] [--n 1024] [--rounds 5] \
         [--threads 2] [--json out.json]
 
