@@ -19,7 +19,6 @@ the synthetic records. It reads a fixed set of shifts and reports; it does not c
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -29,21 +28,26 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from training.data import read_record_file  # noqa: E402
+from sitar.errors import SitarError  # noqa: E402
+from sitar.gapscore import decoded_steps, predict_gaps  # noqa: E402
+from training.data import read_record_file, read_teacher  # noqa: E402
 
 _EPS = 1e-6
 
 
 def load(records: Path, teacher: Path, split: str | None) -> tuple[np.ndarray, np.ndarray]:
     """``(logits (n_gaps, 6), label tiers (n_gaps,))`` for the records the teacher file covers."""
-    recs = {r.id: r for r in read_record_file(records) if split is None or r.split == split}
+    try:
+        recs = {r.id: r for r in read_record_file(records) if split is None or r.split == split}
+        probs_by_id = read_teacher(teacher)
+    except SitarError as e:
+        raise SystemExit(f"error: {e}") from e
     logits, tiers = [], []
-    for line in teacher.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        rec = recs.get(row["id"])
+    for rid, gap_probs in probs_by_id.items():
+        rec = recs.get(rid)
         if rec is None:
             continue
-        probs = np.clip(np.asarray(row["gap_probs"], dtype=np.float64), _EPS, 1 - _EPS)
+        probs = np.clip(np.asarray(gap_probs, dtype=np.float64), _EPS, 1 - _EPS)
         if probs.shape[0] != len(rec.tiers):
             raise SystemExit(
                 f"record {rec.id}: {probs.shape[0]} teacher gaps, {len(rec.tiers)} tiers"
@@ -56,9 +60,8 @@ def load(records: Path, teacher: Path, split: str | None) -> tuple[np.ndarray, n
 
 
 def predicted_tiers(logits: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    expected = (1.0 / (1.0 + np.exp(-(logits + shift)))).sum(axis=-1)
-    steps = np.clip(np.floor(expected + 0.5), 0, 6).astype(np.int64)
-    return (steps + 1) // 3
+    """Each gap's tier as the scorer decodes it by default, after adding ``shift`` to its logits."""
+    return np.array([g.tier for g in predict_gaps(decoded_steps(logits + shift))], dtype=np.int64)
 
 
 def main(argv: list[str] | None = None) -> int:
