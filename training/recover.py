@@ -1,21 +1,31 @@
 """Recover torch weights from an exported SITAR ONNX graph, to fine-tune a shipped checkpoint.
 
-A checkpoint folder carries ONNX graphs but no torch weights. Recovery reads the fp32
-``model.onnx``; the shipped default carries only its int8row graph, so recover from a folder that
-still holds fp32 (a fresh export of the run, or for v4 the commit ``6ce34f5``). Every weight is in the
-graph, though: named initializers keep their module names (``model.backbone.…``), and the
-linear layers' weights, which the exporter transposed and renamed (``onnx::MatMul_…``), are found
-by following each ``MatMul`` to the ``Add`` that adds its named bias. ::
+A checkpoint folder carries ONNX graphs but no torch weights. Every weight is in a graph, though:
+named initializers keep their module names (``model.backbone.…``), and the linear layers'
+weights, which the exporter transposed and renamed (``onnx::MatMul_…``), are found by following
+each ``MatMul`` to the ``Add`` that adds its named bias. ::
 
     python -m training.recover --checkpoint /data/v4/checkpoints/sitar-minilm-gap-v4 --out /data/v4-torch
     python -m training --config … --set init_from=/data/v4-torch
 
+``--from fp32`` (the default) reads the fp32 ``model.onnx`` and gives back exactly the exported
+weights. ``--from int8row`` reads the row-wise int8 graph (the only graph the shipped default
+carries): each quantized ``MatMulIntegerToFloat`` weight is dequantized, ``W = Wq · w_scale ·
+(1/s)`` (7-bit per-column weights, SmoothQuant factors ``s`` undone), so the weights are the
+ones the shipped graph computes with, not the run's fp32 weights (each differs from those by at
+most half a quantization step); the down projections that stay fp32 in that graph are exact. This
+is the way to fine-tune a default whose fp32 graph was not committed.
+
 The model is rebuilt from the checkpoint's config (backbone architecture from its ``backbone``
 entry, vocabulary sized to the graph's embedding matrix, the saved head config); every parameter
 must be covered by the graph, and the rebuilt model must reproduce the graph's outputs on parity
-pairs (``--atol``, default 1e-4), or nothing is written. The output folder is a copy of the
-checkpoint plus ``torch/`` (``config.json``, ``model.safetensors``), loadable with
-:func:`sitar.modeling.load_regressor` and usable as ``init_from``.
+pairs, or nothing is written. From fp32 the tolerance is ``--atol`` (default 1e-4). From int8row
+the graph also quantizes activations per row, which fp32 torch does not, so each output may
+differ by as much as the int8row graph differed from the fp32 graph when it was built (its
+``parity.json`` entry, measured on the export's parity pairs); ``--atol`` overrides that. The
+output folder is a copy of the checkpoint plus ``torch/`` (``config.json``,
+``model.safetensors``, ``recovered.json`` with the source graph, the tolerance and the measured
+differences), loadable with :func:`sitar.modeling.load_regressor` and usable as ``init_from``.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from sitar.errors import CheckpointError, SitarError
+from sitar.errors import CheckpointError, InputError, SitarError
 
 __all__ = ["graph_state_dict", "main", "recover"]
 
@@ -38,10 +48,13 @@ _PREFIX = "model."  # the export wrapper's attribute name
 
 
 def graph_state_dict(onnx_path: str | Path) -> dict[str, np.ndarray]:
-    """The regressor's weights held in an fp32 SITAR graph, keyed by state-dict name.
+    """The regressor's weights held in a SITAR graph (fp32, or row-wise int8), keyed by
+    state-dict name.
 
     Named initializers map directly; an unnamed ``MatMul`` weight takes the name of the bias its
-    output is added to (``….bias`` -> ``….weight``, transposed back to torch's (out, in))."""
+    output is added to (``….bias`` -> ``….weight``, transposed back to torch's (out, in)). In a
+    row-wise int8 graph a ``MatMulIntegerToFloat`` weight is dequantized the same way (see the
+    module docstring); other quantized forms are refused."""
     import onnx
     from onnx import numpy_helper
 
@@ -56,10 +69,19 @@ def graph_state_dict(onnx_path: str | Path) -> dict[str, np.ndarray]:
         for i in node.input:
             consumers.setdefault(i, []).append(node)
     for node in model.graph.node:
-        if node.op_type != "MatMul" or node.input[1] not in inits:
+        if node.op_type in ("MatMulInteger", "DynamicQuantizeLinear", "DequantizeLinear"):
+            raise CheckpointError(
+                f"{onnx_path}: a {node.op_type} node ({node.name!r}): weights of this "
+                "quantization cannot be recovered; use the fp32 or the int8row graph"
+            )
+        if node.op_type == "MatMulIntegerToFloat":
+            weight = _dequantized_rowwise(node, inits, onnx_path)
+        elif node.op_type == "MatMul" and node.input[1] in inits:
+            if node.input[1].startswith(_PREFIX):
+                continue  # a named weight used as is (already mapped)
+            weight = numpy_helper.to_array(inits[node.input[1]])
+        else:
             continue
-        if node.input[1].startswith(_PREFIX):
-            continue  # a named weight used as is (already mapped)
         biases = [
             other
             for add in consumers.get(node.output[0], [])
@@ -69,22 +91,63 @@ def graph_state_dict(onnx_path: str | Path) -> dict[str, np.ndarray]:
         ]
         if len(biases) != 1:
             raise CheckpointError(
-                f"{onnx_path}: cannot name the weight {node.input[1]!r} of MatMul {node.name!r} "
-                f"(found biases {biases}); is this an fp32 graph written by sitar's exporter?"
+                f"{onnx_path}: cannot name the weight {node.input[1]!r} of {node.op_type} "
+                f"{node.name!r} (found biases {biases}); is this a graph written by sitar's "
+                "exporter?"
             )
         key = biases[0][len(_PREFIX) : -len("bias")] + "weight"
         if key in state:
             raise CheckpointError(f"{onnx_path}: two MatMul weights map to {key!r}")
-        state[key] = numpy_helper.to_array(inits[node.input[1]]).T.copy()
+        state[key] = weight.T.copy()
     return state
 
 
+def _dequantized_rowwise(node: Any, inits: dict[str, Any], onnx_path: str | Path) -> np.ndarray:
+    """The fp32 (K, N) weight a row-wise ``MatMulIntegerToFloat`` computes with:
+    ``Wq · w_scale`` per column, divided by the SmoothQuant factor of each input channel (the
+    graph multiplies its input by ``1/s``, stored as ``<quantizer>/inv_smooth``, before
+    quantizing it; see :func:`sitar.modeling.export.quantize_rowwise_int8`)."""
+    from onnx import numpy_helper
+
+    from sitar.modeling.export import ROWWISE_PREFIX
+
+    q_input, w_name, _, w_scale_name = node.input[:4]
+    quantizer = q_input[: -len("/q")] if q_input.endswith("/q") else ""
+    if (
+        not w_name.startswith(ROWWISE_PREFIX)
+        or not quantizer.startswith(ROWWISE_PREFIX)
+        or w_name not in inits
+        or w_scale_name not in inits
+    ):
+        raise CheckpointError(
+            f"{onnx_path}: MatMulIntegerToFloat {node.name!r} is not sitar's row-wise int8 form"
+        )
+    w_q = numpy_helper.to_array(inits[w_name]).astype(np.float32)
+    w_scale = numpy_helper.to_array(inits[w_scale_name]).astype(np.float32)
+    if w_q.ndim != 2 or w_scale.shape != (w_q.shape[1],):
+        raise CheckpointError(
+            f"{onnx_path}: {node.name!r}: weight {w_q.shape} and scale {w_scale.shape} do not fit"
+        )
+    weight = w_q * w_scale[None, :]
+    inv_smooth = inits.get(f"{quantizer}/inv_smooth")
+    if inv_smooth is not None:
+        weight = weight * numpy_helper.to_array(inv_smooth).astype(np.float32)[:, None]
+    return weight
+
+
 def recover(
-    checkpoint: str | Path, out: str | Path, *, atol: float = 1e-4, log: Any = print
+    checkpoint: str | Path,
+    out: str | Path,
+    *,
+    atol: float | None = None,
+    source: str = "fp32",
+    log: Any = print,
 ) -> dict[str, Any]:
-    """Write ``out`` = the checkpoint + ``torch/`` weights recovered from its fp32 graph; returns
-    the parity report. Raises :class:`CheckpointError` when a parameter is missing from the graph
-    or the rebuilt model does not reproduce it."""
+    """Write ``out`` = the checkpoint + ``torch/`` weights recovered from its ``source`` graph
+    (``"fp32"`` or ``"int8row"``, see the module docstring); returns the parity report. Raises
+    :class:`CheckpointError` when the graph is missing, a parameter is missing from it or the
+    rebuilt model does not reproduce it within ``atol`` (default: 1e-4 from fp32; from int8row,
+    each output's recorded int8row-vs-fp32 difference)."""
     import torch
     from transformers import AutoConfig, AutoModel
 
@@ -94,22 +157,13 @@ def recover(
     checkpoint = Path(checkpoint)
     out = Path(out)
     config = CheckpointConfig.load(checkpoint)
-    if not config.onnx.files.get("fp32"):
-        from sitar.modeling.export import read_parity
-
-        try:
-            dropped = read_parity(checkpoint).get("dropped_variants", [])
-        except CheckpointError:  # no parity.json: nothing recorded
-            dropped = []
-        hint = "".join(
-            f"; its fp32 graph {e['file']} (SHA-256 {e['sha256']}) was dropped from the folder: "
-            f"{e['reason'].rstrip('.')}. Recover from the folder as it was before the drop (see "
-            "its model card)"
-            for e in dropped
-            if e.get("variant") == "fp32"
-        )
-        raise CheckpointError(f"{checkpoint}: no fp32 ONNX graph to recover weights from{hint}")
-    onnx_path = config.onnx_path("fp32")
+    if source not in RECOVERABLE:
+        raise InputError(f"source must be one of {', '.join(RECOVERABLE)}, got {source!r}")
+    if not config.onnx.files.get(source):
+        hint = _missing_hint(checkpoint, config, source)
+        raise CheckpointError(f"{checkpoint}: no {source} ONNX graph to recover weights from{hint}")
+    tolerances = _tolerances(checkpoint, source, atol)
+    onnx_path = config.onnx_path(source)
     state = graph_state_dict(onnx_path)
     emb_key = "backbone.embeddings.word_embeddings.weight"
     if emb_key not in state:
@@ -133,16 +187,23 @@ def recover(
                 f"{onnx_path}: {name} has shape {value.shape}, the model wants "
                 f"{tuple(own[name].shape)}"
             )
-        own[name] = torch.from_numpy(np.ascontiguousarray(value))
+        own[name] = torch.from_numpy(np.array(value, dtype=value.dtype, copy=True))
     model.load_state_dict(own, strict=True)
     model.eval()
     report = _parity(model, config, onnx_path)
+    report["source"] = source
+    report["tolerance"] = tolerances
     log(f"parity against {onnx_path.name}: max |Δ| {report['max_abs_diff']:.2e} on "
         f"{report['pairs']} pairs")  # fmt: skip
-    if not report["max_abs_diff"] <= atol:
+    over = {
+        name: (diff, tolerances.get(name, tolerances["*"]))
+        for name, diff in report["diffs"].items()
+        if not diff <= tolerances.get(name, tolerances["*"])
+    }
+    if over:
+        detail = ", ".join(f"{name} {d:.3g} > {t:.3g}" for name, (d, t) in over.items())
         raise CheckpointError(
-            f"the recovered weights do not reproduce {onnx_path}: max |Δ| "
-            f"{report['max_abs_diff']:.3g} > {atol}"
+            f"the recovered weights do not reproduce {onnx_path}: max |Δ| {detail}"
         )
     if out.exists():
         raise CheckpointError(f"{out} exists; choose a new folder")
@@ -156,6 +217,64 @@ def recover(
     )
     tmp.rename(out)
     return report
+
+
+#: Graphs weights can be recovered from: exactly (fp32) or as the shipped graph computes (int8row).
+RECOVERABLE = ("fp32", "int8row")
+
+# parity.json's int8row entry: the largest difference from the fp32 graph, per model output.
+_RECORDED = {
+    "score": "max_abs_diff_score",
+    "ordinal_logits": "max_abs_diff_ordinal_logits",
+    "gap_logits": "max_abs_diff_gap_logits",
+}
+
+
+def _tolerances(checkpoint: Path, source: str, atol: float | None) -> dict[str, float]:
+    """Per-output parity tolerances (``"*"``: any output not named)."""
+    if atol is not None:
+        if not atol >= 0:
+            raise InputError(f"atol must be >= 0, got {atol}")
+        return {"*": float(atol)}
+    if source == "fp32":
+        return {"*": 1e-4}
+    from sitar.modeling.export import read_parity
+
+    try:
+        entry = read_parity(checkpoint).get(source) or {}
+    except CheckpointError:
+        entry = {}
+    recorded = {name: entry[key] for name, key in _RECORDED.items() if key in entry}
+    if not recorded:
+        raise CheckpointError(
+            f"{checkpoint}: parity.json records no {source}-vs-fp32 difference to check the "
+            "recovered weights against; pass --atol to choose a tolerance"
+        )
+    return {**{name: float(v) for name, v in recorded.items()}, "*": max(recorded.values())}
+
+
+def _missing_hint(checkpoint: Path, config: Any, source: str) -> str:
+    """Why the graph is missing (a recorded drop), and what else can be recovered from."""
+    from sitar.modeling.export import read_parity
+
+    try:
+        dropped = read_parity(checkpoint).get("dropped_variants", [])
+    except CheckpointError:  # no parity.json: nothing recorded
+        dropped = []
+    hint = "".join(
+        f"; its {source} graph {e['file']} (SHA-256 {e['sha256']}) was dropped from the folder: "
+        f"{e['reason'].rstrip('.')}. Recover from the folder as it was before the drop (see "
+        "its model card)"
+        for e in dropped
+        if e.get("variant") == source
+    )
+    others = [v for v in RECOVERABLE if v != source and config.onnx.files.get(v)]
+    if others:
+        hint += (
+            f", or from its {others[0]} graph (--from {others[0]}: the weights that graph "
+            "computes with; see training/recover.py)"
+        )
+    return hint
 
 
 #: Pairs for the parity check: short and long, identical, with insertions, deletions and several gaps.
@@ -197,28 +316,47 @@ def _parity(model: Any, config: Any, onnx_path: Path) -> dict[str, Any]:
     )
     with torch.no_grad():
         got = model(**{n: torch.from_numpy(v) for n, v in feeds.items()})
-    diffs = []
+    diffs = {}
     for name, tensor in zip(model.output_names, got, strict=True):
         ref = expected[name]
         value = tensor.numpy()
         if name == "gap_logits":  # padding gaps are not compared
             valid = feeds["gap_index"].any(axis=-1)
             ref, value = ref[valid], value[valid]
-        diffs.append(float(np.max(np.abs(ref - value))) if ref.size else 0.0)
-    return {"pairs": len(refs), "max_abs_diff": max(diffs), "outputs": list(model.output_names)}
+        diffs[name] = float(np.max(np.abs(ref - value))) if ref.size else 0.0
+    return {
+        "pairs": len(refs),
+        "max_abs_diff": max(diffs.values()),
+        "diffs": diffs,
+        "outputs": list(model.output_names),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m training.recover",
-        description="Recover torch weights from a checkpoint's fp32 ONNX graph (to fine-tune it)",
+        description="Recover torch weights from a checkpoint's ONNX graph (to fine-tune it)",
     )
     parser.add_argument("--checkpoint", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path, help="new folder (checkpoint + torch/)")
-    parser.add_argument("--atol", type=float, default=1e-4, help="parity tolerance")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        choices=RECOVERABLE,
+        default="fp32",
+        help="graph to read: fp32 (exact weights, default) or int8row (the dequantized weights "
+        "the shipped graph computes with)",
+    )
+    parser.add_argument(
+        "--atol",
+        type=float,
+        default=None,
+        help="parity tolerance (default: 1e-4 from fp32; from int8row, each output's recorded "
+        "int8row-vs-fp32 difference in parity.json)",
+    )
     args = parser.parse_args(argv)
     try:
-        recover(args.checkpoint, args.out, atol=args.atol)
+        recover(args.checkpoint, args.out, atol=args.atol, source=args.source)
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

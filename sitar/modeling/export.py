@@ -344,7 +344,9 @@ ROWWISE_QUANTIZATION: dict[str, Any] = {
     "fp32_down_projections": True,
 }
 
-_ROWQ = "sitar_rowq"  # name prefix of everything the row-wise rewrite adds
+#: Name prefix of everything the row-wise rewrite adds (read back by ``training.recover``).
+ROWWISE_PREFIX = "sitar_rowq"
+_ROWQ = ROWWISE_PREFIX
 
 
 def _activation_absmax(

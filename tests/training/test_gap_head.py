@@ -336,6 +336,68 @@ def test_add_and_drop_variants_of_an_exported_checkpoint(gap_checkpoint, records
     assert export_main(["--drop-variant", "int8row", *args, "--reason", "r"]) == 2
 
 
+def test_torch_weights_recovered_from_the_int8row_graph(gap_checkpoint, records_file, tmp_path):
+    """``--from int8row``: a folder that ships only its row-wise int8 graph (as the default does)
+    is fine-tunable again. Weights the graph keeps in fp32 come back exactly, quantized ones within
+    a quantization step (undoing the smoothing: without it they would be off by its factors), and
+    the rebuilt model reproduces the graph within the recorded int8row-vs-fp32 drift."""
+    import shutil
+
+    from safetensors.torch import load_file
+
+    from sitar.modeling import load_regressor
+    from training.export import main as export_main
+    from training.recover import main as recover_main
+    from training.recover import recover
+
+    _, ckpt = gap_checkpoint
+    folder = tmp_path / "shipped"
+    shutil.copytree(ckpt.folder, folder, ignore=shutil.ignore_patterns("torch"))
+    args = ["--checkpoint", str(folder)]
+    add = ["--add-variant", "int8row", "--records", str(records_file), "--records-n", "8"]
+    assert export_main([*add, *args, "--make-default"]) == 0
+    assert export_main(["--drop-variant", "fp32", *args, "--reason", "int8row only"]) == 0
+    with pytest.raises(CheckpointError, match=r"or from its int8row graph \(--from int8row"):
+        recover(folder, tmp_path / "exact", log=lambda _: None)
+    with pytest.raises(InputError, match="source must be one of"):
+        recover(folder, tmp_path / "int8", source="int8", log=lambda _: None)
+    # a tolerance the activation quantization cannot meet: refused, nothing written
+    with pytest.raises(CheckpointError, match="do not reproduce"):
+        recover(folder, tmp_path / "strict", source="int8row", atol=0.0, log=lambda _: None)
+    assert not (tmp_path / "strict").exists()
+
+    out = tmp_path / "recovered"
+    assert recover_main([*args, "--out", str(out), "--from", "int8row"]) == 0
+    report = json.loads((out / "torch" / "recovered.json").read_text())
+    assert report["source"] == "int8row" and report["from"].endswith("model.int8row.onnx")
+    recorded = json.loads((folder / "parity.json").read_text())["int8row"]
+    assert report["diffs"]["score"] <= recorded["max_abs_diff_score"]
+    assert report["diffs"]["gap_logits"] <= recorded["max_abs_diff_gap_logits"]
+
+    original = load_file(str(ckpt.folder / "torch" / "model.safetensors"))
+    recovered = load_file(str(out / "torch" / "model.safetensors"))
+    assert set(recovered) == set(original)
+    exact, approximate = [], []
+    for name, tensor in original.items():
+        want, got = tensor.numpy(), recovered[name].numpy()
+        if np.array_equal(want, got):
+            exact.append(name)
+            continue
+        approximate.append(name)
+        assert name.endswith(".weight") and want.ndim == 2, name  # only linear weights change
+        # 7-bit columns: within half a step of the smoothed column's range, smoothing undone
+        assert np.max(np.abs(got - want)) <= np.max(np.abs(want)) / 63, name
+    assert approximate and any(n.endswith("output.dense.weight") for n in exact)
+    model = load_regressor(out)
+    assert model.head_config.gap_head
+    refs, hyps = zip(*PAIRS, strict=True)
+    shipped = Scorer.load(folder).score(references=list(refs), hypotheses=list(hyps))
+    torch_scores = Scorer.load(out, backend="torch").score(
+        references=list(refs), hypotheses=list(hyps)
+    )
+    assert np.max(np.abs(np.subtract(shipped.scores, torch_scores.scores))) <= 0.05
+
+
 def test_validation_reports_both_tie_breakers(gap_checkpoint):
     result, _ = gap_checkpoint
     evals = _evals(result)
