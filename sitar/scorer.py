@@ -723,13 +723,14 @@ class Scorer:
         items: Sequence[tuple[str, str, Sequence[Spans]]],
         *,
         batch_size: int = 32,
-        progress: bool = False,
+        progress: bool | str = False,
     ) -> list[np.ndarray | None]:
         """The gap head's ordinal logits for pairs whose gaps are given rather than segmented:
         ``(reference, hypothesis, [(ref_span, hyp_span), ...])`` character spans per gap (e.g. a
         record's own gaps). One ``(n_gaps, K)`` float64 array per item, in input order, from the
         same exact-length batches as :meth:`score` (so independent of batching); None for an
-        item whose marked input exceeds ``max_length`` (never truncated or windowed here)."""
+        item whose marked input exceeds ``max_length`` (never truncated or windowed here).
+        ``progress``: a progress bar, labelled "sitar score" or by the str given."""
         if not self.gap_aware:
             raise InputError(f"checkpoint {self.config.name!r} has no gap head (gap-marked input)")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -914,7 +915,7 @@ class Scorer:
         return units
 
     def _run(
-        self, jobs: Sequence[EncodedPair], *, batch_size: int, progress: bool
+        self, jobs: Sequence[EncodedPair], *, batch_size: int, progress: bool | str
     ) -> list[_Output]:
         """Model outputs of inputs that all fit, in input order.
 
@@ -934,7 +935,7 @@ class Scorer:
         by_width: dict[int, list[int]] = {}
         for k in sorted(range(len(jobs)), key=lambda k: (-widths[k], k)):
             by_width.setdefault(widths[k], []).append(k)
-        bar = _progress_bar(len(jobs)) if progress else None
+        bar = _progress_bar(len(jobs), progress) if progress else None
         names = tuple(self.predictor.input_names)
         try:
             for width, members in by_width.items():
@@ -1035,12 +1036,13 @@ def _window_item(
     )
 
 
-def _progress_bar(total: int) -> Any:
+def _progress_bar(total: int, label: bool | str = True) -> Any:
     try:
         from tqdm import tqdm
     except ImportError as e:
         raise MissingDependencyError("tqdm", "the progress bar") from e
-    return tqdm(total=total, unit="pair", desc="sitar score", leave=False)
+    desc = label if isinstance(label, str) else "sitar score"
+    return tqdm(total=total, unit="pair", desc=desc, leave=False)
 
 
 def _check_inputs(

@@ -40,7 +40,7 @@ __all__ = ["main", "teacher_probabilities"]
 
 
 def teacher_probabilities(
-    scorer: Any, records: Sequence[Any], *, batch_size: int = 32, progress: bool = False
+    scorer: Any, records: Sequence[Any], *, batch_size: int = 32, progress: bool | str = False
 ) -> list[list[list[float]] | None]:
     """Per record, the gap head's threshold probabilities ``σ(logit)`` for each of its gaps,
     rounded to 6 decimals (None for a record longer than the scorer's ``max_length``), from
@@ -108,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     chosen.append(record)
         if not chosen:
             raise InputError(f"no {args.split!r} record with gaps in {args.records}")
-        probs = teacher_probabilities(scorer, chosen, batch_size=args.batch_size, progress=True)
+        probs = teacher_probabilities(
+            scorer, chosen, batch_size=args.batch_size, progress="teacher targets"
+        )
         lines = [
             json.dumps({"schema": TEACHER_SCHEMA, "id": r.id, "gap_probs": p}) + "\n"
             for r, p in zip(chosen, probs, strict=True)

@@ -89,6 +89,7 @@ def test_teacher_file_from_the_shipped_checkpoint_reads_the_records_own_gaps(
 
     out = tmp_path / "teacher.jsonl"
     assert main(["--records", str(records_file), "--out", str(out), "--threads", "1"]) == 0
+    assert "teacher targets" in capsys.readouterr().err  # the progress bar says what it runs
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     train = [r for r in read_records(records_file) if r.split == "train" and r.gaps]
     assert [r["id"] for r in rows] == [r.id for r in train]
