@@ -607,7 +607,9 @@ class Scorer:
     @property
     def signature(self) -> str:
         """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend,
-        head, windowing and, for gap-marked input, the marking version)."""
+        head, windowing and, for gap-marked input, the marking version). With the torch backend
+        it also names the weights file (``weights:`` the first 8 hex digits of its SHA-256),
+        which the checkpoint id does not cover."""
         if self._signature is None:
             from sitar.integrity import checkpoint_id
             from sitar.signature import make_signature
@@ -619,7 +621,13 @@ class Scorer:
             except ImportError:
                 # The default analyzer is only needed to segment pairs; name its absence.
                 analyzer = "unavailable"
-            extra = {"onnx": str(self.variant)} if self.backend == "onnx" else {"backend": "torch"}
+            if self.backend == "onnx":
+                extra = {"onnx": str(self.variant)}
+            else:
+                extra = {"backend": "torch"}
+                weights = getattr(self.predictor, "weights_digest", None)
+                if weights:  # the checkpoint id does not cover torch/ (it digests the graphs)
+                    extra["weights"] = str(weights)
             extra["head"] = self.head
             if self.gap_aware:
                 from sitar.encoding import MARKING_VERSION

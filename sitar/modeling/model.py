@@ -425,6 +425,7 @@ class TorchPredictor:
 
     ``TorchPredictor(folder, device=None)`` loads ``sitar_config.json``, ``tokenizer.json`` and
     ``torch/`` from a checkpoint folder; ``device`` defaults to CUDA when available, else CPU.
+    ``weights_digest`` names the weights file (see :attr:`sitar.Scorer.signature`).
 
     - ``run_batch(arrays) -> dict`` runs one batch prepared by
       :meth:`sitar.encoding.PairEncoder.collate` and returns every output by name (float64);
@@ -446,6 +447,11 @@ class TorchPredictor:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
         self.model = load_regressor(folder, device=self.device)
+        from sitar.integrity import sha256_file
+
+        #: First 8 hex digits of the torch weights' SHA-256. Score signatures carry it: the
+        #: checkpoint id digests the folder's ONNX graphs and tokenizer, not ``torch/``.
+        self.weights_digest = sha256_file(_torch_dir(folder) / _WEIGHTS_FILE)[:8]
         self.encoder = checkpoint_encoder(self.config)
         self.input_names = self.model.input_names
         self.output_names = self.model.output_names

@@ -398,6 +398,34 @@ def test_torch_weights_recovered_from_the_int8row_graph(gap_checkpoint, records_
     assert np.max(np.abs(np.subtract(shipped.scores, torch_scores.scores))) <= 0.05
 
 
+def test_torch_backend_signature_names_the_weights_file(gap_checkpoint, tmp_path):
+    """The checkpoint id digests the graphs and the tokenizer, not ``torch/``: with the torch
+    backend the signature also carries the weights file's digest, so other weights in the same
+    folder (a recovered or edited ``torch/``) never share a signature."""
+    import hashlib
+    import shutil
+
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    _, ckpt = gap_checkpoint
+    folder = tmp_path / "ckpt"
+    shutil.copytree(ckpt.folder, folder)
+    weights = folder / "torch" / "model.safetensors"
+    before = parse_signature(Scorer.load(folder, backend="torch", device="cpu").signature)
+    assert before["backend"] == "torch"
+    assert before["weights"] == hashlib.sha256(weights.read_bytes()).hexdigest()[:8]
+    assert "weights" not in parse_signature(Scorer.load(folder).signature)  # ONNX: the graph
+    with safe_open(str(weights), framework="pt") as fh:
+        metadata = fh.metadata()
+    state = load_file(str(weights))
+    name = next(n for n in state if n.endswith(".weight"))
+    state[name] = state[name] + 1e-3
+    save_file(state, str(weights), metadata=metadata)
+    after = parse_signature(Scorer.load(folder, backend="torch", device="cpu").signature)
+    assert after["ckpt"] == before["ckpt"] and after["weights"] != before["weights"]
+
+
 def test_validation_reports_both_tie_breakers(gap_checkpoint):
     result, _ = gap_checkpoint
     evals = _evals(result)
