@@ -365,6 +365,15 @@ def test_torch_weights_recovered_from_the_int8row_graph(gap_checkpoint, records_
     with pytest.raises(CheckpointError, match="do not reproduce"):
         recover(folder, tmp_path / "strict", source="int8row", atol=0.0, log=lambda _: None)
     assert not (tmp_path / "strict").exists()
+    # no recorded int8row drift to check against: an explicit tolerance is required
+    bare = tmp_path / "bare"
+    shutil.copytree(folder, bare)
+    parity = json.loads((bare / "parity.json").read_text())
+    del parity["int8row"]
+    (bare / "parity.json").write_text(json.dumps(parity))
+    with pytest.raises(CheckpointError, match="pass --atol"):
+        recover(bare, tmp_path / "bare-out", source="int8row", log=lambda _: None)
+    assert recover(bare, tmp_path / "bare-out", source="int8row", atol=1.0, log=lambda _: None)
 
     out = tmp_path / "recovered"
     assert recover_main([*args, "--out", str(out), "--from", "int8row"]) == 0
