@@ -156,6 +156,8 @@ def recover(
 
     checkpoint = Path(checkpoint)
     out = Path(out)
+    if out.exists():  # before any work (checked again before writing)
+        raise CheckpointError(f"{out} exists; choose a new folder")
     config = CheckpointConfig.load(checkpoint)
     if source not in RECOVERABLE:
         raise InputError(f"source must be one of {', '.join(RECOVERABLE)}, got {source!r}")
