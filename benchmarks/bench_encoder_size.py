@@ -19,16 +19,12 @@ Machines here are noisy: compare ratios from one run.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import provenance
+from _turns import built_folder, same_run_report, take_turns
 from bench_gap_scoring import sample_pairs
 
 
@@ -108,60 +104,22 @@ def main(argv: list[str] | None = None) -> int:
 
     refs, hyps = sample_pairs(args.data, args.n, args.seed)
     ckpt = Path(args.checkpoint) if args.checkpoint else default_checkpoint_path()
-    tmp = None
-    if args.shape_dir:
-        built = Path(args.shape_dir)
-    else:
-        tmp = tempfile.TemporaryDirectory(prefix="sitar-shape-")
-        built = Path(tmp.name) / "bert-shape-random-gap"
-    if not (built / "sitar_config.json").is_file():
-        t0 = time.perf_counter()
-        build_shape(built, ckpt, shape, refs, hyps)
-        print(f"built {built} in {time.perf_counter() - t0:.0f} s", flush=True)
+    built, tmp = built_folder(
+        args.shape_dir, "bert-shape-random-gap", lambda f: build_shape(f, ckpt, shape, refs, hyps)
+    )
     systems: dict[str, Any] = {
         "checkpoint": Scorer.load(ckpt, threads=args.threads),
         "shape": Scorer.load(built, threads=args.threads),
     }
-    for scorer in systems.values():  # warm-up
-        scorer.score(references=refs[:16], hypotheses=hyps[:16], batch_size=args.batch_size)
-    rates: dict[str, list[float]] = {name: [] for name in systems}
-    names = list(systems)
-    for r in range(args.rounds):
-        for name in names[r % 2 :] + names[: r % 2]:
-            t0 = time.perf_counter()
-            systems[name].score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
-            rates[name].append(len(refs) / (time.perf_counter() - t0))
-            print(f"round {r + 1}: {name}: {rates[name][-1]:.2f} pairs/s", flush=True)
-    ratios = [a / b for a, b in zip(rates["checkpoint"], rates["shape"], strict=True)]
-    report = {
-        "n": len(refs),
-        "mean_reference_words": sum(len(x.split()) for x in refs) / len(refs),
-        "threads": args.threads,
-        "batch_size": args.batch_size,
-        "data": str(args.data),
-        "shape": shape,
-        "weights": "random (seed 0)",
-        "systems": {
-            name: {
-                "signature": systems[name].signature,
-                "pairs_per_s": rates[name],
-                "median_pairs_per_s": statistics.median(rates[name]),
-            }
-            for name in systems
-        },
-        "ratio_checkpoint_vs_shape": statistics.median(ratios),
-        "ratios_per_round": ratios,
-        "provenance": provenance(),
-    }
-    print(
-        f"{report['n']} pairs, mean {report['mean_reference_words']:.1f} reference words: "
-        f"checkpoint {report['systems']['checkpoint']['median_pairs_per_s']:.1f} pairs/s, "
-        f"{args.layers}x{args.hidden} encoder "
-        f"{report['systems']['shape']['median_pairs_per_s']:.1f} pairs/s, "
-        f"ratio {report['ratio_checkpoint_vs_shape']:.2f}x"
+    runs = take_turns(systems, refs, hyps, rounds=args.rounds, batch_size=args.batch_size)
+    same_run_report(
+        refs,
+        runs,
+        args,
+        other="shape",
+        label=f"{args.layers}x{args.hidden} encoder",
+        extra={"shape": shape, "weights": "random (seed 0)"},
     )
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if tmp is not None:
         tmp.cleanup()
     return 0

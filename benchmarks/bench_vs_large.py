@@ -25,16 +25,12 @@ run.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import provenance
+from _turns import built_folder, same_run_report, take_turns
 from bench_gap_scoring import sample_pairs
 
 #: ``microsoft/deberta-v3-large``'s public ``config.json`` (architecture fields; the vocabulary
@@ -111,63 +107,29 @@ def main(argv: list[str] | None = None) -> int:
     refs, hyps = sample_pairs(args.data, args.n, args.seed)
     ckpt = Path(args.checkpoint) if args.checkpoint else default_checkpoint_path()
     tokenizer_file = CheckpointConfig.load(ckpt).tokenizer_path
-    tmp = None
-    if args.large_dir:
-        large = Path(args.large_dir)
-    else:
-        tmp = tempfile.TemporaryDirectory(prefix="sitar-large-")
-        large = Path(tmp.name) / LARGE_NAME
-    if not (large / "sitar_config.json").is_file():
-        t0 = time.perf_counter()
-        build_large(large, tokenizer_file, refs, hyps)
-        print(f"built {large} in {time.perf_counter() - t0:.0f} s", flush=True)
+    large, tmp = built_folder(
+        args.large_dir, LARGE_NAME, lambda f: build_large(f, tokenizer_file, refs, hyps)
+    )
     kw = {"variant": args.variant} if args.variant else {}
     systems = {
         "checkpoint": Scorer.load(ckpt, threads=args.threads, **kw),
         "large": Scorer.load(large, threads=args.threads),
     }
-    for scorer in systems.values():  # warm-up
-        scorer.score(references=refs[:16], hypotheses=hyps[:16], batch_size=args.batch_size)
-    rates: dict[str, list[float]] = {name: [] for name in systems}
-    names = list(systems)
-    for r in range(args.rounds):
-        for name in names[r % 2 :] + names[: r % 2]:
-            t0 = time.perf_counter()
-            systems[name].score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
-            rates[name].append(len(refs) / (time.perf_counter() - t0))
-            print(f"round {r + 1}: {name}: {rates[name][-1]:.2f} pairs/s", flush=True)
-    ratios = [a / b for a, b in zip(rates["checkpoint"], rates["large"], strict=True)]
-    report = {
-        "n": len(refs),
-        "mean_reference_words": sum(len(x.split()) for x in refs) / len(refs),
-        "threads": args.threads,
-        "batch_size": args.batch_size,
-        "data": str(args.data),
-        "systems": {
-            name: {
-                "signature": systems[name].signature,
-                "pairs_per_s": rates[name],
-                "median_pairs_per_s": statistics.median(rates[name]),
+    runs = take_turns(systems, refs, hyps, rounds=args.rounds, batch_size=args.batch_size)
+    same_run_report(
+        refs,
+        runs,
+        args,
+        other="large",
+        label="large",
+        extra={
+            "large_model": {
+                "config": DEBERTA_V3_LARGE,
+                "weights": "random (seed 0)",
+                "int8": "dynamic",
             }
-            for name in systems
         },
-        "large_model": {
-            "config": DEBERTA_V3_LARGE,
-            "weights": "random (seed 0)",
-            "int8": "dynamic",
-        },
-        "ratio_checkpoint_vs_large": statistics.median(ratios),
-        "ratios_per_round": ratios,
-        "provenance": provenance(),
-    }
-    print(
-        f"{report['n']} pairs, mean {report['mean_reference_words']:.1f} reference words: "
-        f"checkpoint {report['systems']['checkpoint']['median_pairs_per_s']:.1f} pairs/s, "
-        f"large {report['systems']['large']['median_pairs_per_s']:.2f} pairs/s, "
-        f"ratio {report['ratio_checkpoint_vs_large']:.1f}x"
     )
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if tmp is not None:
         tmp.cleanup()
     return 0
