@@ -42,12 +42,6 @@ def take_turns(
     }
 
 
-def median_ratio(runs: dict[str, dict[str, Any]], a: str, b: str) -> tuple[float, list[float]]:
-    """Median over rounds of ``a``'s pairs/s over ``b``'s, and the per-round ratios."""
-    ratios = [x / y for x, y in zip(runs[a]["pairs_per_s"], runs[b]["pairs_per_s"], strict=True)]
-    return statistics.median(ratios), ratios
-
-
 def same_run_report(
     refs: list[str],
     runs: dict[str, dict[str, Any]],
@@ -62,7 +56,11 @@ def same_run_report(
     ``other`` by ``label``, written to ``--json`` when given, returned."""
     from _provenance import provenance
 
-    ratio, ratios = median_ratio(runs, "checkpoint", other)
+    ratios = [
+        x / y
+        for x, y in zip(runs["checkpoint"]["pairs_per_s"], runs[other]["pairs_per_s"], strict=True)
+    ]
+    ratio = statistics.median(ratios)
     report = {
         "n": len(refs),
         "mean_reference_words": sum(len(x.split()) for x in refs) / len(refs),

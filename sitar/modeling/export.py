@@ -346,7 +346,6 @@ ROWWISE_QUANTIZATION: dict[str, Any] = {
 
 #: Name prefix of everything the row-wise rewrite adds (read back by ``training.recover``).
 ROWWISE_PREFIX = "sitar_rowq"
-_ROWQ = ROWWISE_PREFIX
 
 
 def _activation_absmax(
@@ -456,14 +455,14 @@ def quantize_rowwise_int8(
         "zp128": np.array(128, np.uint8),
         "eps": np.array(1e-12, np.float32),
     }
-    added = [numpy_helper.from_array(v, f"{_ROWQ}/{k}") for k, v in consts.items()]
+    added = [numpy_helper.from_array(v, f"{ROWWISE_PREFIX}/{k}") for k, v in consts.items()]
     quantized: dict[str, tuple[str, str]] = {}  # input -> (q, scale)
     replace: dict[int, list[Any]] = {}
     for k, node in enumerate(targets):
         x = node.input[0]
         new_nodes = []
         if x not in quantized:
-            b = f"{_ROWQ}/in{len(quantized)}"
+            b = f"{ROWWISE_PREFIX}/in{len(quantized)}"
             xin = x
             if x in smooth:
                 added.append(numpy_helper.from_array(1.0 / smooth[x], f"{b}/inv_smooth"))
@@ -482,15 +481,21 @@ def quantize_rowwise_int8(
                     keepdims=1,
                 ),
                 helper.make_node(
-                    "Max", [f"{b}/max", f"{_ROWQ}/eps"], [f"{b}/max_eps"], name=f"{b}/Max"
+                    "Max", [f"{b}/max", f"{ROWWISE_PREFIX}/eps"], [f"{b}/max_eps"], name=f"{b}/Max"
                 ),
                 helper.make_node(
-                    "Mul", [f"{b}/max_eps", f"{_ROWQ}/inv127"], [f"{b}/scale"], name=f"{b}/Scale"
+                    "Mul",
+                    [f"{b}/max_eps", f"{ROWWISE_PREFIX}/inv127"],
+                    [f"{b}/scale"],
+                    name=f"{b}/Scale",
                 ),
                 helper.make_node("Div", [xin, f"{b}/scale"], [f"{b}/scaled"], name=f"{b}/Div"),
                 helper.make_node("Round", [f"{b}/scaled"], [f"{b}/rounded"], name=f"{b}/Round"),
                 helper.make_node(
-                    "Add", [f"{b}/rounded", f"{_ROWQ}/c128"], [f"{b}/shifted"], name=f"{b}/Shift"
+                    "Add",
+                    [f"{b}/rounded", f"{ROWWISE_PREFIX}/c128"],
+                    [f"{b}/shifted"],
+                    name=f"{b}/Shift",
                 ),
                 helper.make_node(
                     "Cast", [f"{b}/shifted"], [f"{b}/q"], name=f"{b}/Cast", to=TensorProto.UINT8
@@ -504,12 +509,12 @@ def quantize_rowwise_int8(
         wmax = float(ROWWISE_WEIGHT_MAX)
         w_scale = (np.maximum(np.abs(w).max(axis=0), 1e-12) / wmax).astype(np.float32)  # (N,)
         w_q = np.clip(np.round(w / w_scale), -wmax, wmax).astype(np.int8)  # (K, N)
-        wn = f"{_ROWQ}/w{k}"
+        wn = f"{ROWWISE_PREFIX}/w{k}"
         added += [numpy_helper.from_array(w_q, wn), numpy_helper.from_array(w_scale, f"{wn}/scale")]
         new_nodes.append(
             helper.make_node(
                 "MatMulIntegerToFloat",
-                [q, wn, scale, f"{wn}/scale", f"{_ROWQ}/zp128"],
+                [q, wn, scale, f"{wn}/scale", f"{ROWWISE_PREFIX}/zp128"],
                 [node.output[0]],
                 name=f"{node.name}/rowq",
                 domain="com.microsoft",
