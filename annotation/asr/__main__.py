@@ -100,6 +100,15 @@ def _cmd_labels(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reread(args: argparse.Namespace) -> int:
+    from annotation.asr.reread import export_reread
+
+    for src in args.sources:
+        m = export_reread(src, args.dest, reader=args.reader)
+        _log(f"{src} -> {args.dest / m['file']}: {m['rows']} rows, {m['transitions']}")
+    return 0
+
+
 def _cmd_ab_build(args: argparse.Namespace) -> int:
     from annotation.asr.ab import build_ab
 
@@ -224,6 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--records", type=Path, required=True, help="records JSONL to write")
     lab.add_argument("--summary", type=Path, help="also write the summary as JSON here")
     lab.set_defaults(func=_cmd_labels)
+    rr = sub.add_parser("reread", help="filled re-read sheets -> label sheets (rubric asr-v2)")
+    rr.add_argument("sources", type=Path, nargs="+", help="filled reread-NN*.csv sheets")
+    rr.add_argument("--dest", type=Path, required=True, help="labels folder to write into")
+    rr.add_argument("--reader", required=True, help="the re-reader's id (e.g. R1)")
+    rr.set_defaults(func=_cmd_reread)
     ab = sub.add_parser("ab-build", help="A/B items from held-out references (no metric used)")
     ab.add_argument("out", type=Path, help="the build folder (pairs.jsonl)")
     ab.add_argument("--dest", type=Path, required=True, help="folder for ab_items / ab_blind")

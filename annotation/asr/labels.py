@@ -26,9 +26,10 @@ from sitar.records import write_records
 
 __all__ = ["LABEL_FILE_RE", "import_labels"]
 
-#: ``asr-sheet-07.L8.csv`` / ``adjudication-01.L11.csv``: sheet stem and reader id.
+#: ``asr-sheet-07.L8.csv`` / ``adjudication-01.L11.csv`` / ``reread-01.R1.csv`` (a re-read under
+#: a new rubric, :mod:`annotation.asr.reread`): sheet stem and reader id.
 LABEL_FILE_RE = re.compile(
-    r"^(?P<sheet>(asr-sheet|adjudication)-\d+)\.(?P<reader>[A-Za-z0-9_-]+)\.csv$"
+    r"^(?P<sheet>(asr-sheet|adjudication|reread)-\d+)\.(?P<reader>[A-Za-z0-9_-]+)\.csv$"
 )
 
 

@@ -637,3 +637,55 @@ def test_build_can_decode_only_some_splits(tmp_path: Path, monkeypatch: pytest.M
     assert decoded == [r.id for r in refs[:30]]
     with pytest.raises(InputError, match="splits must be"):
         run_build(out, config, log=lambda m: None, splits=["dev"])
+
+
+def test_reread_sheets_record_every_change_and_feed_the_importer(tmp_path: Path) -> None:
+    """A filled re-read sheet (rubric asr-v2) is checked, written as ``reread-NN.<reader>.csv``
+    with the v2 tier in ``tier`` and the v1 labels beside it, and imported like any label sheet:
+    the records carry the v2 tiers."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.export import collect, export_sheets
+    from annotation.asr.labels import import_labels
+    from annotation.asr.reread import export_reread, transitions
+
+    out = _fake_build(tmp_path)
+    collect(out, split_seed=3)
+    export_sheets(out, target_gaps=100, seed=1, gaps_per_sheet=100)
+    with (out / "sheets" / "asr-sheet-01.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    changed = rows[0]["pair_id"]
+    filled = []
+    for r in rows:
+        v2 = "T0" if r["pair_id"] == changed else "T2"
+        filled.append(
+            {**r, "tier_v1": "T2", "direction_v1": "", "readers_v1": "L1:T2", "note_v1": "",
+             "tier_v2": v2, "direction_v2": "", "change_reason": "recoverable" if v2 == "T0" else ""}
+        )  # fmt: skip
+    src = tmp_path / "reread-07.v2.csv"
+
+    def write(rows_: list[dict[str, str]]) -> None:
+        with src.open("w", encoding="utf-8", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows_[0]))
+            w.writeheader()
+            w.writerows(rows_)
+
+    write(filled)
+    labels = tmp_path / "labels-v2"
+    m = export_reread(src, labels, reader="R1")
+    assert m["file"] == "reread-07.R1.csv" and m["rows"] == len(rows)
+    assert transitions([labels / m["file"]]) == m["transitions"]
+    n_changed = sum(r["pair_id"] == changed for r in rows)
+    assert m["transitions"] == {"T2->T0": n_changed, "T2->T2": len(rows) - n_changed}
+    import_labels(out, labels, tmp_path / "records.jsonl")
+    records = {r.id: r for r in read_records(tmp_path / "records.jsonl")}
+    assert set(records[changed].tiers) == {0} and records[changed].score == 0.0
+    assert all(set(r.tiers) == {2} for pid, r in records.items() if pid != changed)
+    # every change needs its reason; T2+ is not a position; an empty tier is an error
+    for bad, msg in (
+        ({"change_reason": ""}, "without a change_reason"),
+        ({"tier_v2": "T2", "direction_v2": "+", "change_reason": ""}, "not a position"),
+        ({"tier_v2": ""}, "tier_v2 must be"),
+    ):
+        write([{**filled[0], **bad}, *filled[1:]])
+        with pytest.raises(InputError, match=msg):
+            export_reread(src, tmp_path / "other", reader="R1")
