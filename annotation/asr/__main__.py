@@ -109,6 +109,30 @@ def _cmd_reread(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_active_sheets(args: argparse.Namespace) -> int:
+    from annotation.asr.active import write_active_sheets
+    from sitar import Scorer
+
+    scorer = Scorer.load(args.checkpoint) if args.checkpoint else Scorer.load()
+    m = write_active_sheets(
+        args.out,
+        scorer=scorer,
+        exclude_labels=args.exclude_labels,
+        target_gaps=args.gaps,
+        first_sheet=args.first_sheet,
+        active_share=args.active_share,
+        double_share=args.double_share,
+        gaps_per_sheet=args.gaps_per_sheet,
+        seed=args.seed,
+    )
+    _log(
+        f"wrote {len(m['sheets'])} sheets with {m['gaps']} gaps ({m['gaps_active']} active, "
+        f"{m['gaps_random']} random, {m['gaps_double']} to be read twice) over {m['references']} "
+        f"references; {m['excluded_references']} labelled references left out"
+    )
+    return 0
+
+
 def _cmd_ab_build(args: argparse.Namespace) -> int:
     from annotation.asr.ab import build_ab
 
@@ -238,6 +262,22 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--dest", type=Path, required=True, help="labels folder to write into")
     rr.add_argument("--reader", required=True, help="the re-reader's id (e.g. R1)")
     rr.set_defaults(func=_cmd_reread)
+    act = sub.add_parser(
+        "active-sheets", help="sheets for unlabelled references, half chosen by model uncertainty"
+    )
+    act.add_argument("out", type=Path, help="the build folder (pairs.jsonl)")
+    act.add_argument(
+        "--exclude-labels", type=Path, action="append", required=True,
+        help="labels folder whose references are left out (repeatable)",
+    )  # fmt: skip
+    act.add_argument("--gaps", type=int, required=True, help="gaps to put on the new sheets")
+    act.add_argument("--first-sheet", type=int, required=True, help="number of the first sheet")
+    act.add_argument("--active-share", type=float, default=0.5)
+    act.add_argument("--double-share", type=float, default=0.15)
+    act.add_argument("--gaps-per-sheet", type=int, default=250)
+    act.add_argument("--seed", type=int, default=31)
+    act.add_argument("--checkpoint", help="model that scores the candidates (default: shipped)")
+    act.set_defaults(func=_cmd_active_sheets)
     ab = sub.add_parser("ab-build", help="A/B items from held-out references (no metric used)")
     ab.add_argument("out", type=Path, help="the build folder (pairs.jsonl)")
     ab.add_argument("--dest", type=Path, required=True, help="folder for ab_items / ab_blind")

@@ -9,6 +9,7 @@ import json
 import math
 import random
 import shutil
+import types
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from annotation.asr.records import (
     write_pairs,
 )
 from annotation.asr.systems import DEFAULT_SYSTEMS, SystemConfig, load_systems, parse_systems
+from sitar import segment
 from sitar.errors import InputError
 from sitar.records import read_records
 
@@ -689,3 +691,50 @@ def test_reread_sheets_record_every_change_and_feed_the_importer(tmp_path: Path)
         write([{**filled[0], **bad}, *filled[1:]])
         with pytest.raises(InputError, match=msg):
             export_reread(src, tmp_path / "other", reader="R1")
+
+
+def test_active_sheets_leave_out_labelled_references_and_tag_the_choice(tmp_path: Path) -> None:
+    """``active-sheets``: labelled references are left out; the most uncertain reference (a gap
+    whose expected step sits on the T1/T2 boundary) is chosen actively first; every reference is
+    tagged active or random; the double-read share is marked; priorities follow the rule."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.active import boundary_closeness, write_active_sheets
+    from annotation.asr.export import collect
+    from sitar.gapscore import predict_gaps
+
+    assert boundary_closeness(4.5) == 1.0 and boundary_closeness(3.0) == 0.0
+    assert boundary_closeness(1.5) == 1.0 and boundary_closeness(6.0) == 0.0
+
+    class FakeScorer:
+        signature = "fake-model"
+
+        def analyze(self, *, references, hypotheses):
+            out = []
+            for r, h in zip(references, hypotheses, strict=True):
+                seg = segment(r, h)
+                e = 4.5 if "friday" in r.lower() else 6.0  # one reference on the boundary
+                out.append(types.SimpleNamespace(raw=1.0, gaps=tuple(predict_gaps([e] * len(seg.gaps))),
+                                                 segmentation=seg, identical=False))  # fmt: skip
+            return tuple(out)
+
+    out = _fake_build(tmp_path)
+    collect(out, split_seed=3)
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    (labels / "asr-sheet-01.L1.csv").write_text(
+        "pair_id,gap_id,reference,hypothesis,tier\na/r0.f0,g1,x,y,T2\n", encoding="utf-8"
+    )
+    m = write_active_sheets(out, scorer=FakeScorer(), exclude_labels=[labels], target_gaps=4,
+                            first_sheet=20, gaps_per_sheet=3, double_share=0.3, seed=1)  # fmt: skip
+    rows = [json.loads(x) for f in m["sheets"]
+            for x in (out / "sheets" / f["sheet"]).with_suffix(".pairs.jsonl").read_text("utf-8").splitlines()]  # fmt: skip
+    assert all(not r["id"].endswith("/r0.f0") for r in rows)  # labelled reference left out
+    assert rows[0]["id"].endswith("/r4.f0") and rows[0]["selection"] == "active"
+    assert {r["selection"] for r in rows} <= {"active", "random"}
+    assert m["gaps"] == m["gaps_active"] + m["gaps_random"] >= 4
+    assert m["sheets"][0]["sheet"] == "asr-sheet-20.csv" and m["sheets"][0]["double"]
+    assert m["model"] == "fake-model"
+    assert (out / "sheets" / "asr-sheet-20.csv").is_file()
+    with pytest.raises(InputError, match="larger --first-sheet"):
+        write_active_sheets(out, scorer=FakeScorer(), exclude_labels=[labels], target_gaps=4,
+                            first_sheet=20)  # fmt: skip
