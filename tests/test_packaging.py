@@ -140,3 +140,27 @@ def test_default_analyzer_does_not_load_spacy_or_torch():
     n_gaps, loaded = json.loads(out)
     assert n_gaps >= 1
     assert set(loaded) <= {"lemminflect"}
+
+
+def test_project_files_agree_with_the_package() -> None:
+    """CITATION.cff names the package version; the changelog has an Unreleased section and the
+    released version; the pre-commit configuration is valid (when pre-commit is installed)."""
+    import shutil
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    from sitar import __version__
+
+    cff = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and str(cff["version"]) == __version__
+    changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## [Unreleased]" in changelog and f"## [{__version__}]" in changelog
+    exe = shutil.which("pre-commit")
+    if exe is None:
+        pytest.skip("pre-commit is not installed (it is in the dev extra)")
+    done = subprocess.run(
+        [exe, "validate-config", str(root / ".pre-commit-config.yaml")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
