@@ -1,0 +1,722 @@
+"""One text normaliser: score what was said, not how it was typed (issue #28).
+
+:func:`normalize` canonicalises one string; :func:`normalize_pair` canonicalises a (reference,
+hypothesis) pair (adding the one pair-aware rule, compound spacing) and
+:func:`original_gap_spans` maps the gaps that :func:`sitar.segment` finds on the normalised pair
+back to character spans of the ORIGINAL strings. The English number, contraction and spelling
+knowledge is the ASR leaderboards' normaliser (``whisper-normalizer``, OpenAI Whisper's English
+normaliser; chosen by measurement, see ``experiments/normaliser-choice/``); the rules below say
+where and how it is applied and where it is overruled because it changes meaning.
+
+The output is a sequence of tokens, each a single token of SPEC §1 (so ``tokenize`` of the
+normalised text gives exactly these tokens, in order), each with the half-open character span of
+the original text it came from. Several tokens may share one span (``"don't"`` gives ``do not``;
+``"2,500 dollars"`` gives ``2500 dollars``, both on the span of the whole amount).
+
+Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
+
+1. **Tokens** are SPEC §1 tokens of the original (letters, marks, numbers; word-internal
+   apostrophes; ``.``/``,`` between digits), so spans are original spans. Each token is put in
+   NFC, loses variation selectors (U+FE00-FE0F, U+E0100-E01EF), gets U+2019 written as ``'``, and
+   is casefolded. A token that is empty after this is dropped.
+2. **Punctuation and symbols** between tokens are dropped, except: ``$ £ € ¢`` (currency, kept for
+   the number step), ``%`` after a number (``percent``), ``-``/``−``/``+`` directly before a number
+   and not directly after a token (``minus``/``plus``: ``-2`` is not ``2``), ``&`` (``and``),
+   ``°`` (``degrees``; ``°C``/``°F`` give ``degrees celsius``/``fahrenheit``), and ``:`` between
+   an hour and two-digit minutes (a time, rule 7). Hyphens and other joiners are separators, so
+   ``long-term`` equals ``long term``.
+3. **Digit grouping**: ``2,500`` is ``2500`` (only well-formed thousands groups).
+4. **Contractions** are expanded with the library's table (``don't`` -> ``do not``, ``I'm`` ->
+   ``i am``, ``won't`` -> ``will not``, ``gonna`` -> ``going to``, ``'s been`` -> ``has been``),
+   plus ``cannot`` -> ``can not`` and ``'cause`` -> ``because``. Overruled: the library's bare
+   ``cause`` -> ``because`` (``the cause`` is a noun), and ``'s`` -> ``is`` is applied only after
+   pronouns and question words (``he's``, ``that's``, ``where's``); after a noun ``'s`` is usually
+   possessive, so ``John's`` stays and compares as ``johns`` (SPEC §1 drops apostrophes).
+5. **Titles** (``Dr``, ``Mr``, ``St``, ``Prof`` ...) are expanded with the library's table only when
+   written as an abbreviation: followed by ``.`` or capitalised. A lowercase ``rep`` or ``col`` is
+   a word, not a title.
+6. **Spoken and written numbers** are made canonical on both sides by the library's number
+   normaliser, applied to each maximal run of number words and digits (with ``and`` and
+   ``point`` between numbers, ``a``/``one`` before a magnitude word, ``minus``/``plus``,
+   ``double``/``triple``, ``and a half``, and currency and percent words after a number). Output:
+   digits (``three hundred and fifty`` -> ``350``; ``twenty five hundred`` -> ``2500``; ``nineteen
+   ninety nine`` -> ``1999``; ``twenty first`` -> ``21st``; ``three point five million`` ->
+   ``3500000``), the sign as a word (``minus 2``), and currency and percent as words after the
+   number (``$12.50`` and ``twelve dollars and fifty cents`` -> ``12.50 dollars``; ``50%`` ->
+   ``50 percent``): SPEC §1 tokens drop symbols, and ``$5`` must not equal ``€5`` or ``5``.
+   Different values stay different (``300``/``3000``, ``hundred``/``thousand``). Overruled:
+
+   - a digit ``1`` on its own is written ``one`` as the library does, but only as a whole token
+     (the library's regex also rewrote ``1.5`` as ``one.5`` and ``$1`` as ``$one``);
+   - ``a hundred`` is ``100`` like ``one hundred`` (the library gave ``a 100``), but an article
+     written before digits (``a 100``) is a word of its own and stays;
+   - ``o``/``oh`` are zero only next to another number (``three oh five``; not ``oh no``);
+   - an ordinal right after a units word or a digit starts a new number (the library read
+     ``one second`` as ``12nd``); ``second`` after ``a``, ``one``, ``per``, ``each``, ``every``,
+     ``few``, ``split`` or a number is the unit of time and stays a word;
+   - if the library fails on a run, the run's words are kept as they are.
+7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``);
+   ``o'clock`` after a number is dropped; ``p.m.``/``PM``/``p m`` after a number are ``pm`` (and
+   ``am``). Spoken hour-minute pairs (``three thirty``, ``ten oh five``) are ``3 30``/``10 05``
+   when they follow ``at``, ``by``, ``until``, ``till``, ``before``, ``after``, ``around``,
+   ``from`` or precede ``am``/``pm``/``o'clock`` (elsewhere ``three fifty`` is ``350``).
+8. **Dates**: an ordinal next to a month name is its number (``March 3rd`` = ``march third`` =
+   ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6.
+9. **Spellings**: British spellings become American with the library's list (``colour`` ->
+   ``color``, ``centre`` -> ``center``, ``organise`` -> ``organize``); ``ok`` is ``okay``.
+10. **Compound spacing** (pair only, :func:`normalize_pair`): two adjacent word tokens on one side
+    whose concatenation is a token of the other side are joined (``week ends`` / ``weekends``,
+    ``e mail`` / ``email``; hyphens were already separators). Only spellings present in the pair
+    are joined, so no word is invented.
+
+Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
+library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
+(``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
+digits; abbreviations other than titles and ``ok``; diacritics (kept; only NFC is applied).
+
+:func:`normalize` never raises on a ``str``: lone surrogates and control characters are
+separators (SPEC §1), and a 1 MB line is linear work. Its version string :data:`NORMALIZER_VERSION`
+and :func:`normalizer_id` (which adds the library's version) belong in the signature.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from sitar.errors import InputError, MissingDependencyError
+from sitar.text import tokenize
+
+__all__ = [
+    "NORMALIZER_VERSION",
+    "Normalized",
+    "NormalizedPair",
+    "normalize",
+    "normalize_pair",
+    "normalizer_id",
+    "original_gap_spans",
+]
+
+#: Version of the rules in this module's docstring; with the library's version in the signature.
+NORMALIZER_VERSION = "1"
+
+_LIBRARY = "whisper-normalizer"
+
+Interval = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """A normalised string: the original, the canonical text, and each token's original span.
+
+    ``text`` is ``" ".join(tokens)``; ``spans[i]`` is the half-open character span of
+    ``original`` that token ``i`` came from.
+    """
+
+    original: str
+    tokens: tuple[str, ...]
+    spans: tuple[Interval, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+    def original_span(self, start: int, end: int) -> Interval:
+        """The original span of normalised tokens ``[start, end)``; for an empty interval, the
+        SPEC §4 insertion point (the original end of token ``start - 1``, or 0)."""
+        if end > start:
+            first = min(s for s, _ in self.spans[start:end])
+            last = max(e for _, e in self.spans[start:end])
+            return (first, last)
+        point = self.spans[start - 1][1] if start > 0 else 0
+        return (point, point)
+
+
+class NormalizedPair(NamedTuple):
+    """The normalised reference and hypothesis; ``texts`` is what :func:`sitar.segment` takes."""
+
+    reference: Normalized
+    hypothesis: Normalized
+
+    @property
+    def texts(self) -> tuple[str, str]:
+        return (self.reference.text, self.hypothesis.text)
+
+
+def normalizer_id() -> str:
+    """``sitar-norm-<rules version>+whisper-normalizer-<version>``, for the signature."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        library_version = version(_LIBRARY)
+    except PackageNotFoundError:
+        library_version = "missing"
+    return f"sitar-norm-{NORMALIZER_VERSION}+{_LIBRARY}-{library_version}"
+
+
+# --------------------------------------------------------------------------------------------
+# The library, loaded once on first use (import sitar stays light)
+# --------------------------------------------------------------------------------------------
+
+
+class _Library(NamedTuple):
+    numbers: Any  # whisper_normalizer.english.EnglishNumberNormalizer
+    spellings: dict[str, str]
+    contractions: tuple[tuple[re.Pattern[str], str], ...]
+    titles: dict[str, str]
+    number_words: frozenset[str]
+    ones: frozenset[str]
+    tens: frozenset[str]
+    multipliers: frozenset[str]
+    ordinals: frozenset[str]
+    prefix_words: frozenset[str]
+    suffix_words: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def _library() -> _Library:
+    try:
+        from whisper_normalizer.english import EnglishTextNormalizer
+    except ImportError as e:
+        raise MissingDependencyError(_LIBRARY, "Text normalisation") from e
+    text = EnglishTextNormalizer()
+    numbers = text.standardize_numbers
+    contractions = []
+    titles = {}
+    for pattern, replacement in text.replacers.items():
+        word = pattern.removeprefix(r"\b").removesuffix(r"\b")
+        if replacement.endswith(" ") and word.isalpha():
+            titles[word] = replacement.strip()  # r"\bdr\b": "doctor " -- rule 5
+        elif word == "cause":
+            continue  # rule 4: "the cause" is a noun
+        else:
+            contractions.append((re.compile(pattern), replacement))
+    ones = frozenset(numbers.ones) | frozenset(numbers.ones_plural)
+    tens = frozenset(numbers.tens) | frozenset(numbers.tens_plural)
+    multipliers = frozenset(numbers.multipliers) | frozenset(numbers.multipliers_suffixed)
+    ordinals = frozenset(numbers.ones_ordinal) | frozenset(numbers.tens_ordinal)
+    number_words = (
+        ones
+        | tens
+        | multipliers
+        | ordinals
+        | frozenset(numbers.zeros)
+        | frozenset(numbers.tens_ordinal)
+    )
+    return _Library(
+        numbers=numbers,
+        spellings=dict(text.standardize_spellings.mapping),
+        contractions=tuple(contractions),
+        titles=titles,
+        number_words=number_words,
+        ones=ones,
+        tens=tens,
+        multipliers=multipliers,
+        ordinals=ordinals,
+        prefix_words=frozenset(numbers.preceding_prefixers) | {"double", "triple"},
+        suffix_words=frozenset(numbers.following_prefixers) | {"percent"},
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Rules 1-3: pieces of the original with spans
+# --------------------------------------------------------------------------------------------
+
+_VARIATION_SELECTORS = {
+    **{code: None for code in range(0xFE00, 0xFE10)},
+    **{code: None for code in range(0xE0100, 0xE01F0)},
+    0x2019: "'",
+}
+_CURRENCY = {"$": "dollars", "£": "pounds", "€": "euros", "¢": "cents"}
+_SIGNS = {"-": "-", "\u2212": "-", "+": "+"}
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_PRONOUNS_S = frozenset(
+    "he she it that what where who how there here this let".split()
+)  # rule 4: "'s" is "is"/"has" after these
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_TIME_BEFORE = frozenset("at by until till til before after around from".split())
+_TIME_AFTER = frozenset({"am", "pm", "o'clock"})
+_SECOND_UNIT_AFTER = frozenset({"a", "one", "per", "each", "every", "few", "split"})
+_OWN_WORDS = {"cannot": "can not", "'cause": "because", "ok": "okay"}
+
+
+@dataclass
+class _Piece:
+    text: str
+    start: int
+    end: int
+    symbol: bool = False  # a currency or sign symbol waiting for the number step
+    capitalised: bool = False
+    dotted: bool = False  # followed by "." in the original
+
+
+def _clean(token: str) -> str:
+    return unicodedata.normalize("NFC", token).translate(_VARIATION_SELECTORS).casefold()
+
+
+def _pieces(text: str) -> list[_Piece]:
+    """Rules 1-3: tokens and the kept symbols, with original spans."""
+    tokens = tokenize(text)
+    out: list[_Piece] = []
+    cursor = 0
+    for index, token in enumerate(tokens):
+        unit = _symbols(text, cursor, token.start, out, next_is_digit=token.text[:1].isdigit())
+        cleaned = _clean(token.text)
+        cursor = token.end
+        if not cleaned or unit == token.start:  # "°C": the "C" was read as "celsius"
+            continue
+        if _THOUSANDS.fullmatch(cleaned):
+            cleaned = cleaned.replace(",", "")
+        following = text[token.end : token.end + 1]
+        nxt = tokens[index + 1] if index + 1 < len(tokens) else None
+        if (
+            following == ":"
+            and nxt is not None
+            and nxt.start == token.end + 1
+            and cleaned.isdigit()
+            and len(nxt.text) == 2
+            and nxt.text.isdigit()
+        ):
+            cleaned += ":"  # rule 7: an hour before ":MM"
+        out.append(
+            _Piece(
+                cleaned,
+                token.start,
+                token.end,
+                capitalised=token.text[:1].isupper(),
+                dotted=following == ".",
+            )
+        )
+    _symbols(text, cursor, len(text), out, next_is_digit=False)
+    return out
+
+
+def _symbols(text: str, start: int, end: int, out: list[_Piece], *, next_is_digit: bool) -> int:
+    """Rule 2 over the characters between two tokens; the start of a unit letter read, or -1."""
+    unit_at = -1
+    for i in range(start, end):
+        ch = text[i]
+        if ch in _CURRENCY:
+            out.append(_Piece(ch, i, i + 1, symbol=True))
+        elif ch in _SIGNS:
+            attached = i > 0 and i == start and start > 0 and not text[i - 1].isspace()
+            if next_is_digit and i == end - 1 and not attached:
+                out.append(_Piece(_SIGNS[ch], i, i + 1, symbol=True))
+        elif ch == "%" and out and out[-1].end == i and out[-1].text[-1:].isdigit():
+            out.append(_Piece("percent", i, i + 1))
+        elif ch == "&":
+            out.append(_Piece("and", i, i + 1))
+        elif ch == "°":
+            out.append(_Piece("degrees", i, i + 1))
+            unit = text[i + 1 : i + 2].casefold()
+            if unit in ("c", "f") and not text[i + 2 : i + 3].isalnum():
+                out.append(_Piece("celsius" if unit == "c" else "fahrenheit", i + 1, i + 2))
+                unit_at = i + 1
+    return unit_at
+
+
+# --------------------------------------------------------------------------------------------
+# Rules 4, 5, 9: word by word
+# --------------------------------------------------------------------------------------------
+
+
+def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
+    out: list[_Piece] = []
+    for i, piece in enumerate(pieces):
+        word = piece.text
+        if piece.symbol or any(ch.isdigit() for ch in word):
+            out.append(piece)
+            continue
+        nxt = pieces[i + 1].text if i + 1 < len(pieces) else ""
+        if word in lib.titles and (piece.dotted or piece.capitalised):
+            replacement = lib.titles[word]
+        elif word in _OWN_WORDS:
+            replacement = _OWN_WORDS[word]
+        else:
+            replacement = _expand_contraction(word, nxt, lib)
+        for part in replacement.split():
+            out.append(
+                _Piece(
+                    lib.spellings.get(part, part),
+                    piece.start,
+                    piece.end,
+                    capitalised=piece.capitalised,
+                    dotted=piece.dotted,
+                )
+            )
+    return out
+
+
+def _expand_contraction(word: str, nxt: str, lib: _Library) -> str:
+    if "'" not in word and word not in (
+        "wanna",
+        "gonna",
+        "gotta",
+        "kinda",
+        "sorta",
+        "dunno",
+        "imma",
+        "woulda",
+        "coulda",
+        "shoulda",
+    ):
+        return word
+    if word.endswith("'s") and word[:-2] not in _PRONOUNS_S and nxt not in ("been", "gone", "got"):
+        return word  # rule 4: a possessive
+    # The library's patterns may look at the next word ("'s been" -> "has been").
+    joined = _apply(lib.contractions, f"{word} {nxt}") if nxt else _apply(lib.contractions, word)
+    if nxt and joined.endswith(" " + nxt):
+        return joined[: -len(nxt) - 1]
+    return _apply(lib.contractions, word)
+
+
+def _apply(rules: Sequence[tuple[re.Pattern[str], str]], s: str) -> str:
+    for pattern, replacement in rules:
+        s = pattern.sub(replacement, s)
+    return s
+
+
+# --------------------------------------------------------------------------------------------
+# Rules 6-8: number runs
+# --------------------------------------------------------------------------------------------
+
+
+def _is_numeric(word: str, lib: _Library) -> bool:
+    return any(ch.isdigit() for ch in word) or word in lib.number_words
+
+
+def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
+    """Half-open index ranges of the number runs of rule 6 (every other word is outside)."""
+    n = len(words)
+    i = 0
+
+    def text(k: int) -> str:
+        return words[k].text if 0 <= k < n else ""
+
+    def core(k: int) -> bool:
+        word = text(k)
+        if not word:
+            return False
+        if word in ("o", "oh"):
+            return _is_numeric_plain(text(k - 1), lib) or _is_numeric_plain(text(k + 1), lib)
+        if word == "second" and (
+            text(k - 1) in _SECOND_UNIT_AFTER or _is_numeric(text(k - 1), lib)
+        ):
+            return False
+        return _is_numeric(word, lib)
+
+    while i < n:
+        if not (core(i) or _starts_run(words, i, lib, core)):
+            i += 1
+            continue
+        j = i
+        if words[i].symbol or text(i) in lib.prefix_words or text(i) == "a":
+            j += 1
+        while j < n:
+            word = text(j)
+            if core(j):
+                if (
+                    word in lib.ordinals
+                    and j > i
+                    and (text(j - 1) in lib.ones or text(j - 1).isdigit())
+                ):
+                    break  # rule 6: "one second" is not 12nd
+                j += 1
+            elif word in ("and", "point") and core(j + 1) and not words[j + 1].symbol:
+                if (
+                    word == "and"
+                    and text(j + 1) in lib.ordinals
+                    and text(j - 1) not in lib.multipliers
+                ):
+                    break
+                j += 1
+            elif word == "and" and text(j + 1) == "a" and text(j + 2) == "half":
+                j += 3
+            elif word in lib.suffix_words or (word == "per" and text(j + 1) == "cent"):
+                j += 2 if word == "per" else 1
+            elif word == "percent" or (words[j].symbol and word in _CURRENCY and core(j + 1)):
+                j += 1
+            elif words[j].symbol and word in _SIGNS.values() and core(j + 1):
+                break
+            else:
+                break
+        if j > i and any(core(k) for k in range(i, j)):
+            yield (i, j)
+            i = j
+        else:
+            i += 1
+
+
+def _is_numeric_plain(word: str, lib: _Library) -> bool:
+    return word not in ("o", "oh") and _is_numeric(word, lib)
+
+
+def _starts_run(words: list[_Piece], i: int, lib: _Library, core: Callable[[int], bool]) -> bool:
+    word = words[i].text
+    if i + 1 >= len(words) or not core(i + 1):
+        return False
+    if words[i].symbol:
+        return True
+    if word in lib.prefix_words:
+        return True
+    return word == "a" and words[i + 1].text in lib.multipliers
+
+
+_HOURS = {
+    w: h
+    for h, w in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve".split(), 1
+    )
+}
+_UNITS = {w: u for u, w in enumerate("one two three four five six seven eight nine".split(), 1)}
+_TEENS = {
+    w: t
+    for t, w in enumerate(
+        "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(),
+        10,
+    )
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+
+
+def _spoken_time(words: Sequence[str]) -> tuple[str, str] | None:
+    """``three thirty`` -> ``("3", "30")``; None unless hour (one-twelve) + minutes (01-59)."""
+    if len(words) < 2 or words[0] not in _HOURS:
+        return None
+    rest = list(words[1:])
+    minutes: int | None = None
+    if rest[0] in ("oh", "o") and len(rest) == 2 and rest[1] in _UNITS:
+        minutes = _UNITS[rest[1]]
+    elif len(rest) == 1 and rest[0] in _TEENS:
+        minutes = _TEENS[rest[0]]
+    elif rest[0] in _TENS and len(rest) <= 2:
+        minutes = _TENS[rest[0]] + (_UNITS.get(rest[1], -100) if len(rest) == 2 else 0)
+    if minutes is None or not 1 <= minutes <= 59:
+        return None
+    return (str(_HOURS[words[0]]), f"{minutes:02d}")
+
+
+def _run_text(words: Sequence[_Piece], lib: _Library) -> str:
+    """The run as the library reads it: symbols glued to the next word, ``a hundred`` as
+    ``one hundred``."""
+    parts: list[str] = []
+    glue = False
+    for k, piece in enumerate(words):
+        word = piece.text
+        if word == "a" and k + 1 < len(words) and words[k + 1].text in lib.multipliers:
+            word = "one"
+        word = word.rstrip(":")
+        if glue:
+            parts[-1] += word
+        else:
+            parts.append(word)
+        glue = piece.symbol
+    return " ".join(parts)
+
+
+_LIB_OUTPUT = re.compile(r"([-+]?)([$£€¢]?)([-+]?)(.*?)(%?)")
+
+
+def _canonical_number(word: str) -> list[str]:
+    """One word of the library's output as canonical tokens: signs and currency as words."""
+    match = _LIB_OUTPUT.fullmatch(word)
+    if match is None:  # pragma: no cover - the pattern matches every string
+        return [word]
+    sign = match.group(1) or match.group(3)
+    currency, body, percent = match.group(2), match.group(4), match.group(5)
+    out = []
+    if sign:
+        out.append("minus" if sign == "-" else "plus")
+    if body:
+        out.append(body)
+    if currency:
+        out.append(_CURRENCY[currency])
+    if percent:
+        out.append("percent")
+    return out
+
+
+_CENTS = (
+    # The library's postprocess, without its "1" -> "one" regex (rule 6): "$2 and ¢7" -> "$2.07".
+    (
+        re.compile(r"([€£$])([0-9]+) (?:and )?¢([0-9]{1,2})\b"),
+        lambda m: f"{m[1]}{m[2]}.{int(m[3]):02d}",
+    ),
+    (re.compile(r"[€£$]0.([0-9]{1,2})\b"), lambda m: f"¢{int(m[1])}"),
+)
+
+
+def _number_run(
+    run: list[_Piece], before: str, after: str, lib: _Library
+) -> list[tuple[str, Interval]]:
+    span = (run[0].start, run[-1].end)
+    words = [p.text for p in run]
+    timed = before in _TIME_BEFORE or after in _TIME_AFTER
+    spoken = _spoken_time(words) if timed else None
+    if spoken is not None:
+        return [(spoken[0], span), (spoken[1], span)]
+    if any(w.endswith(":") for w in words):  # rule 7: "3:30"
+        out = []
+        for piece in run:
+            word = piece.text.rstrip(":")
+            out.append((word, (piece.start, piece.end)))
+        return [(w, s) for w, s in out if w != "00"]
+    try:
+        s = lib.numbers.preprocess(_run_text(run, lib))
+        s = " ".join(w for w in lib.numbers.process_words(s.split()) if w is not None)
+        for pattern, replacement in _CENTS:
+            s = pattern.sub(replacement, s)
+        produced = [tok for w in s.split() for tok in _canonical_number(w)]
+    except Exception:  # rule 6: the library failing on a run keeps the run's words
+        produced = [w for w in words if not (w in _SIGNS.values() or w in _CURRENCY)]
+    produced = ["one" if w == "1" else "ones" if w == "1s" else w for w in produced]
+    if len(produced) == len(run):
+        return [(w, (p.start, p.end)) for w, p in zip(produced, run, strict=True)]
+    return [(w, span) for w in produced]
+
+
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+
+
+def _canonical(text: str, lib: _Library) -> tuple[list[str], list[Interval]]:
+    words = _words(_pieces(text), lib)
+    out: list[tuple[str, Interval]] = []
+    position = 0
+    for start, end in _runs(words, lib):
+        out.extend((p.text, (p.start, p.end)) for p in words[position:start] if not p.symbol)
+        before = words[start - 1].text if start > 0 else ""
+        after = _am_pm(words, end)
+        out.extend(_number_run(words[start:end], before, after, lib))
+        position = end
+    out.extend((p.text, (p.start, p.end)) for p in words[position:] if not p.symbol)
+    out = _times_and_dates(out, lib)
+    tokens: list[str] = []
+    spans: list[Interval] = []
+    for word, span in out:
+        for token in tokenize(word):  # each output token is exactly one SPEC §1 token
+            tokens.append(token.text)
+            spans.append(span)
+    return tokens, spans
+
+
+def _am_pm(words: list[_Piece], k: int) -> str:
+    first = words[k].text if k < len(words) else ""
+    second = words[k + 1].text if k + 1 < len(words) else ""
+    if first in ("a", "p") and second == "m":
+        return first + "m"
+    return first
+
+
+def _times_and_dates(out: list[tuple[str, Interval]], lib: _Library) -> list[tuple[str, Interval]]:
+    """Rules 7-8 on the canonical words: ``p m`` -> ``pm``, ``o'clock`` dropped, ordinal days."""
+    result: list[tuple[str, Interval]] = []
+    i = 0
+    n = len(out)
+    while i < n:
+        word, span = out[i]
+        prev = result[-1][0] if result else ""
+        prev_number = bool(prev) and (prev[0].isdigit() or prev == "one")
+        if prev_number and word in ("a", "p") and i + 1 < n and out[i + 1][0] == "m":
+            result.append((word + "m", (span[0], out[i + 1][1][1])))
+            i += 2
+            continue
+        if prev_number and word == "o'clock":
+            prev_word, prev_span = result[-1]
+            result[-1] = (prev_word, (prev_span[0], span[1]))
+            i += 1
+            continue
+        match = _ORDINAL.fullmatch(word)
+        if match is not None:
+            nxt = out[i + 1][0] if i + 1 < n else ""
+            nxt2 = out[i + 2][0] if i + 2 < n else ""
+            if prev in _MONTHS or (nxt == "of" and nxt2 in _MONTHS):
+                word = match[1]
+        result.append((word, span))
+        i += 1
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# The public calls
+# --------------------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> Normalized:
+    """Canonicalise ``text`` (rules 1-9 of the module docstring) and keep original spans.
+
+    >>> n = normalize("Meet me at Gate 7C.")
+    >>> n.text, n.spans[-2:]
+    ('meet me at gate 7 c', ((16, 18), (16, 18)))
+    >>> normalize("I'm wiring $2,500 tonight").text
+    'i am wiring 2500 dollars tonight'
+    """
+    if not isinstance(text, str):
+        raise InputError(f"normalize() expects a str, got {type(text).__name__}")
+    tokens, spans = _canonical(text, _library())
+    return Normalized(original=text, tokens=tuple(tokens), spans=tuple(spans))
+
+
+def normalize_pair(reference: str, hypothesis: str) -> NormalizedPair:
+    """Normalise both sides, then join compounds spelt apart on one side only (rule 10).
+
+    >>> pair = normalize_pair("The clinic is closed on weekends.", "the clinic is closed on week ends")
+    >>> pair.texts
+    ('the clinic is closed on weekends', 'the clinic is closed on weekends')
+    """
+    for name, value in (("reference", reference), ("hypothesis", hypothesis)):
+        if not isinstance(value, str):
+            raise InputError(f"{name} must be a str, got {type(value).__name__}")
+    ref, hyp = normalize(reference), normalize(hypothesis)
+    ref_joined = _join_compounds(ref, frozenset(hyp.tokens), frozenset(ref.tokens))
+    hyp_joined = _join_compounds(hyp, frozenset(ref.tokens), frozenset(hyp.tokens))
+    return NormalizedPair(ref_joined, hyp_joined)
+
+
+def _join_compounds(side: Normalized, other: frozenset[str], own: frozenset[str]) -> Normalized:
+    tokens, spans = list(side.tokens), list(side.spans)
+    out_tokens: list[str] = []
+    out_spans: list[Interval] = []
+    i = 0
+    while i < len(tokens):
+        if i + 1 < len(tokens) and tokens[i].isalpha() and tokens[i + 1].isalpha():
+            joined = tokens[i] + tokens[i + 1]
+            if joined in other and joined not in own:
+                out_tokens.append(joined)
+                out_spans.append(
+                    (min(spans[i][0], spans[i + 1][0]), max(spans[i][1], spans[i + 1][1]))
+                )
+                i += 2
+                continue
+        out_tokens.append(tokens[i])
+        out_spans.append(spans[i])
+        i += 1
+    if len(out_tokens) == len(tokens):
+        return side
+    return Normalized(side.original, tuple(out_tokens), tuple(out_spans))
+
+
+def original_gap_spans(
+    segmentation: Any, pair: NormalizedPair
+) -> tuple[tuple[Interval, Interval], ...]:
+    """For each gap of ``segment(*pair.texts)``: its (reference, hypothesis) spans in the
+    ORIGINAL strings (token intervals mapped through :meth:`Normalized.original_span`)."""
+    if (
+        segmentation.reference != pair.reference.text
+        or segmentation.hypothesis != pair.hypothesis.text
+    ):
+        raise InputError(
+            "original_gap_spans() needs the segmentation of this pair's normalised texts"
+        )
+    return tuple(
+        (
+            pair.reference.original_span(*gap.ref_tokens),
+            pair.hypothesis.original_span(*gap.hyp_tokens),
+        )
+        for gap in segmentation.gaps
+    )
