@@ -17,8 +17,9 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
 
 1. **Tokens** are SPEC §1 tokens of the original (letters, marks, numbers; word-internal
    apostrophes; ``.``/``,`` between digits), so spans are original spans. Each token is put in
-   NFC, loses variation selectors (U+FE00-FE0F, U+E0100-E01EF), gets U+2019 written as ``'``, and
-   is casefolded. A token that is empty after this is dropped.
+   NFC, loses variation selectors (U+FE00-FE0F, U+E0100-E01EF) and the combining marks on Latin
+   letters (``café`` = ``cafe``, as the library does; marks of other scripts are kept), gets
+   U+2019 written as ``'``, and is casefolded. A token that is empty after this is dropped.
 2. **Punctuation and symbols** between tokens are dropped, except: ``$ £ € ¢`` (currency, kept for
    the number step), ``%`` after a number (``percent``), ``-``/``−``/``+`` directly before a number
    and not directly after a token (``minus``/``plus``: ``-2`` is not ``2``), ``&`` (``and``),
@@ -54,6 +55,10 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    - an ordinal right after a units word or a digit starts a new number (the library read
      ``one second`` as ``12nd``); ``second`` after ``a``, ``one``, ``per``, ``each``, ``every``,
      ``few``, ``split`` or a number is the unit of time and stays a word;
+   - ``ninth`` is an ordinal (the library only knows its misspelling ``nineth``);
+   - a run of digits only (``6 05``, ``555 1234``) is kept as written (the library dropped the
+     zero of ``05``, so normalising twice changed the text);
+   - a run is cut after 48 words (the library's cost grows faster than linearly);
    - if the library fails on a run, the run's words are kept as they are.
 7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``);
    ``o'clock`` after a number is dropped; ``p.m.``/``PM``/``p m`` after a number are ``pm`` (and
@@ -72,7 +77,8 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
 (``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
-digits; abbreviations other than titles and ``ok``; diacritics (kept; only NFC is applied).
+digits; abbreviations other than titles and ``ok``; a spoken year right before a spoken number
+(``twenty thirty sixty percent`` is one number to the library, ``2030, 60%`` two).
 
 :func:`normalize` never raises on a ``str``: lone surrogates and control characters are
 separators (SPEC §1), and a 1 MB line is linear work. Its version string :data:`NORMALIZER_VERSION`
@@ -198,7 +204,8 @@ def _library() -> _Library:
     ones = frozenset(numbers.ones) | frozenset(numbers.ones_plural)
     tens = frozenset(numbers.tens) | frozenset(numbers.tens_plural)
     multipliers = frozenset(numbers.multipliers) | frozenset(numbers.multipliers_suffixed)
-    ordinals = frozenset(numbers.ones_ordinal) | frozenset(numbers.tens_ordinal)
+    # The library spells it "nineth"; "ninth" is read as that (rule 6).
+    ordinals = frozenset(numbers.ones_ordinal) | frozenset(numbers.tens_ordinal) | {"ninth"}
     number_words = (
         ones
         | tens
@@ -257,7 +264,25 @@ class _Piece:
 
 
 def _clean(token: str) -> str:
-    return unicodedata.normalize("NFC", token).translate(_VARIATION_SELECTORS).casefold()
+    token = token.translate(_VARIATION_SELECTORS)
+    if not token.isascii():
+        token = _strip_latin_marks(unicodedata.normalize("NFD", token))
+    return unicodedata.normalize("NFC", token).casefold()
+
+
+def _strip_latin_marks(token: str) -> str:
+    """Rule 1: drop combining marks that follow a Latin letter (``café`` -> ``cafe``); marks on
+    other scripts are kept (they are vowels or tones there, not decoration)."""
+    out: list[str] = []
+    base_is_latin = False
+    for ch in token:
+        if unicodedata.category(ch).startswith("M"):
+            if base_is_latin:
+                continue
+        else:
+            base_is_latin = ch.isascii() or unicodedata.name(ch, "").startswith("LATIN ")
+        out.append(ch)
+    return "".join(out)
 
 
 def _pieces(text: str) -> list[_Piece]:
@@ -303,10 +328,14 @@ def _symbols(text: str, start: int, end: int, out: list[_Piece], *, next_is_digi
     for i in range(start, end):
         ch = text[i]
         if ch in _CURRENCY:
-            out.append(_Piece(ch, i, i + 1, symbol=True))
+            if out and out[-1].end == i and out[-1].text[-1:].isdigit() and not next_is_digit:
+                out.append(_Piece(_CURRENCY[ch], i, i + 1))  # "50¢", "5€": the word after
+            else:
+                out.append(_Piece(ch, i, i + 1, symbol=True))
         elif ch in _SIGNS:
             attached = i > 0 and i == start and start > 0 and not text[i - 1].isspace()
-            if next_is_digit and i == end - 1 and not attached:
+            rest = text[i + 1 : end]
+            if next_is_digit and all(c in _CURRENCY for c in rest) and not attached:
                 out.append(_Piece(_SIGNS[ch], i, i + 1, symbol=True))
         elif ch == "%" and out and out[-1].end == i and out[-1].text[-1:].isdigit():
             out.append(_Piece("percent", i, i + 1))
@@ -343,7 +372,7 @@ def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
         for part in replacement.split():
             out.append(
                 _Piece(
-                    lib.spellings.get(part, part),
+                    _spelling(part, lib),
                     piece.start,
                     piece.end,
                     capitalised=piece.capitalised,
@@ -351,6 +380,13 @@ def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
                 )
             )
     return out
+
+
+def _spelling(word: str, lib: _Library) -> str:
+    """Rule 9, also before a possessive ``'s`` (``neighbour's`` -> ``neighbor's``)."""
+    if word.endswith("'s") and word[:-2] in lib.spellings:
+        return lib.spellings[word[:-2]] + "'s"
+    return lib.spellings.get(word, word)
 
 
 def _expand_contraction(word: str, nxt: str, lib: _Library) -> str:
@@ -405,8 +441,9 @@ def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
             return False
         if word in ("o", "oh"):
             return _is_numeric_plain(text(k - 1), lib) or _is_numeric_plain(text(k + 1), lib)
+        before = text(k - 1)
         if word == "second" and (
-            text(k - 1) in _SECOND_UNIT_AFTER or _is_numeric(text(k - 1), lib)
+            before in _SECOND_UNIT_AFTER or before in lib.ones or before.isdigit()
         ):
             return False
         return _is_numeric(word, lib)
@@ -418,7 +455,7 @@ def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
         j = i
         if words[i].symbol or text(i) in lib.prefix_words or text(i) == "a":
             j += 1
-        while j < n:
+        while j < n and j - i < _MAX_RUN:
             word = text(j)
             if core(j):
                 if (
@@ -468,6 +505,10 @@ def _starts_run(words: list[_Piece], i: int, lib: _Library, core: Callable[[int]
     return word == "a" and words[i + 1].text in lib.multipliers
 
 
+#: A number run is cut after this many words: the library's work grows faster than linearly with
+#: a run's length, and no real number is spoken in more words.
+_MAX_RUN = 48
+
 _HOURS = {
     w: h
     for h, w in enumerate(
@@ -502,6 +543,9 @@ def _spoken_time(words: Sequence[str]) -> tuple[str, str] | None:
     return (str(_HOURS[words[0]]), f"{minutes:02d}")
 
 
+_LIBRARY_SPELLING = {"ninth": "nineth"}
+
+
 def _run_text(words: Sequence[_Piece], lib: _Library) -> str:
     """The run as the library reads it: symbols glued to the next word, ``a hundred`` as
     ``one hundred``."""
@@ -511,7 +555,7 @@ def _run_text(words: Sequence[_Piece], lib: _Library) -> str:
         word = piece.text
         if word == "a" and k + 1 < len(words) and words[k + 1].text in lib.multipliers:
             word = "one"
-        word = word.rstrip(":")
+        word = _LIBRARY_SPELLING.get(word, word).rstrip(":")
         if glue:
             parts[-1] += word
         else:
@@ -567,18 +611,25 @@ def _number_run(
             word = piece.text.rstrip(":")
             out.append((word, (piece.start, piece.end)))
         return [(w, s) for w, s in out if w != "00"]
+    if all(w.isdigit() for w in words):
+        produced = words  # digits are canonical already (the library would drop "05"'s zero)
+    else:
+        produced = _library_numbers(run, words, lib)
+    produced = ["one" if w == "1" else "ones" if w == "1s" else w for w in produced]
+    if len(produced) == len(run):
+        return [(w, (p.start, p.end)) for w, p in zip(produced, run, strict=True)]
+    return [(w, span) for w in produced]
+
+
+def _library_numbers(run: list[_Piece], words: list[str], lib: _Library) -> list[str]:
     try:
         s = lib.numbers.preprocess(_run_text(run, lib))
         s = " ".join(w for w in lib.numbers.process_words(s.split()) if w is not None)
         for pattern, replacement in _CENTS:
             s = pattern.sub(replacement, s)
-        produced = [tok for w in s.split() for tok in _canonical_number(w)]
+        return [tok for w in s.split() for tok in _canonical_number(w)]
     except Exception:  # rule 6: the library failing on a run keeps the run's words
-        produced = [w for w in words if not (w in _SIGNS.values() or w in _CURRENCY)]
-    produced = ["one" if w == "1" else "ones" if w == "1s" else w for w in produced]
-    if len(produced) == len(run):
-        return [(w, (p.start, p.end)) for w, p in zip(produced, run, strict=True)]
-    return [(w, span) for w in produced]
+        return [w for w in words if not (w in _SIGNS.values() or w in _CURRENCY)]
 
 
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
@@ -636,7 +687,7 @@ def _times_and_dates(out: list[tuple[str, Interval]], lib: _Library) -> list[tup
             nxt = out[i + 1][0] if i + 1 < n else ""
             nxt2 = out[i + 2][0] if i + 2 < n else ""
             if prev in _MONTHS or (nxt == "of" and nxt2 in _MONTHS):
-                word = match[1]
+                word = "one" if match[1] == "1" else match[1]
         result.append((word, span))
         i += 1
     return result
