@@ -55,6 +55,8 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    - an ordinal right after a units word or a digit starts a new number (the library read
      ``one second`` as ``12nd``); ``second`` after ``a``, ``one``, ``per``, ``each``, ``every``,
      ``few``, ``split`` or a number is the unit of time and stays a word;
+   - a sign at the start of a run is kept (the library turned ``minus fifty dollars`` into
+     ``$50``);
    - ``ninth`` is an ordinal (the library only knows its misspelling ``nineth``);
    - a run of digits only (``6 05``, ``555 1234``) is kept as written (the library dropped the
      zero of ``05``, so normalising twice changed the text);
@@ -95,7 +97,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sitar.errors import InputError, MissingDependencyError
-from sitar.text import tokenize
+from sitar.text import APOSTROPHES, tokenize
 
 __all__ = [
     "NORMALIZER_VERSION",
@@ -264,6 +266,8 @@ class _Piece:
 
 
 def _clean(token: str) -> str:
+    if token.isascii():
+        return token.lower()
     token = token.translate(_VARIATION_SELECTORS)
     if not token.isascii():
         token = _strip_latin_marks(unicodedata.normalize("NFD", token))
@@ -293,6 +297,8 @@ def _pieces(text: str) -> list[_Piece]:
     for index, token in enumerate(tokens):
         unit = _symbols(text, cursor, token.start, out, next_is_digit=token.text[:1].isdigit())
         cleaned = _clean(token.text)
+        if cleaned == "cause" and token.start > 0 and text[token.start - 1] in APOSTROPHES:
+            cleaned = "'cause"  # rule 4: the apostrophe is outside the SPEC token
         cursor = token.end
         if not cleaned or unit == token.start:  # "°C": the "C" was read as "celsius"
             continue
@@ -359,7 +365,7 @@ def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
     out: list[_Piece] = []
     for i, piece in enumerate(pieces):
         word = piece.text
-        if piece.symbol or any(ch.isdigit() for ch in word):
+        if piece.symbol or _has_digit(word):
             out.append(piece)
             continue
         nxt = pieces[i + 1].text if i + 1 < len(pieces) else ""
@@ -423,8 +429,15 @@ def _apply(rules: Sequence[tuple[re.Pattern[str], str]], s: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+_DIGIT = re.compile(r"\d")
+
+
+def _has_digit(word: str) -> bool:
+    return not word.isalpha() and _DIGIT.search(word) is not None
+
+
 def _is_numeric(word: str, lib: _Library) -> bool:
-    return any(ch.isdigit() for ch in word) or word in lib.number_words
+    return word in lib.number_words or _has_digit(word)
 
 
 def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
@@ -496,7 +509,10 @@ def _is_numeric_plain(word: str, lib: _Library) -> bool:
 
 def _starts_run(words: list[_Piece], i: int, lib: _Library, core: Callable[[int], bool]) -> bool:
     word = words[i].text
-    if i + 1 >= len(words) or not core(i + 1):
+    k = i + 1
+    while words[i].symbol and k < len(words) and words[k].symbol:
+        k += 1  # "-$50": a sign, then a currency symbol, then the number
+    if k >= len(words) or not core(k):
         return False
     if words[i].symbol:
         return True
@@ -616,7 +632,9 @@ def _number_run(
     else:
         produced = _library_numbers(run, words, lib)
     produced = ["one" if w == "1" else "ones" if w == "1s" else w for w in produced]
-    if len(produced) == len(run):
+    if len(produced) == len(run) and not any(p.symbol for p in run):
+        # Word for word ("5 and 10", "fifty percent"): each keeps its own span. A symbol moves
+        # ("$5" gives "5 dollars"), so with one the whole run's span is every token's.
         return [(w, (p.start, p.end)) for w, p in zip(produced, run, strict=True)]
     return [(w, span) for w in produced]
 
@@ -627,9 +645,23 @@ def _library_numbers(run: list[_Piece], words: list[str], lib: _Library) -> list
         s = " ".join(w for w in lib.numbers.process_words(s.split()) if w is not None)
         for pattern, replacement in _CENTS:
             s = pattern.sub(replacement, s)
-        return [tok for w in s.split() for tok in _canonical_number(w)]
+        produced = [tok for w in s.split() for tok in _canonical_number(w)]
     except Exception:  # rule 6: the library failing on a run keeps the run's words
         return [w for w in words if not (w in _SIGNS.values() or w in _CURRENCY)]
+    sign = _SIGN_WORDS.get(words[0])
+    if sign is not None and sign not in produced:
+        produced.insert(0, sign)  # the library dropped it: "minus fifty dollars" gave "$50"
+    return produced
+
+
+_SIGN_WORDS = {
+    "-": "minus",
+    "minus": "minus",
+    "negative": "minus",
+    "+": "plus",
+    "plus": "plus",
+    "positive": "plus",
+}
 
 
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
@@ -650,6 +682,10 @@ def _canonical(text: str, lib: _Library) -> tuple[list[str], list[Interval]]:
     tokens: list[str] = []
     spans: list[Interval] = []
     for word, span in out:
+        if word.isascii() and word.isalnum():  # one SPEC §1 token already (the common case)
+            tokens.append(word)
+            spans.append(span)
+            continue
         for token in tokenize(word):  # each output token is exactly one SPEC §1 token
             tokens.append(token.text)
             spans.append(span)
