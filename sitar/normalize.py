@@ -23,9 +23,10 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
 2. **Punctuation and symbols** between tokens are dropped, except: ``$ £ € ¢`` (currency, kept for
    the number step), ``%`` after a number (``percent``), ``-``/``−``/``+`` directly before a number
    and not directly after a token (``minus``/``plus``: ``-2`` is not ``2``), ``&`` (``and``),
-   ``°`` (``degrees``; ``°C``/``°F`` give ``degrees celsius``/``fahrenheit``), and ``:`` between
-   an hour and two-digit minutes (a time, rule 7). Hyphens and other joiners are separators, so
-   ``long-term`` equals ``long term``.
+   ``°`` (``degrees``; ``°C``/``°F`` give ``degrees celsius``/``fahrenheit``), ``#`` before a
+   number (``number``), and ``:`` between an hour and two-digit minutes (a time, rule 7). Hyphens
+   and other joiners are separators, so ``long-term`` equals ``long term``. Any other punctuation
+   between two tokens is a *pause*: a number does not continue across it (rule 6).
 3. **Digit grouping**: ``2,500`` is ``2500`` (only well-formed thousands groups).
 4. **Contractions** are expanded with the library's table (``don't`` -> ``do not``, ``I'm`` ->
    ``i am``, ``won't`` -> ``will not``, ``gonna`` -> ``going to``, ``'s been`` -> ``has been``),
@@ -35,7 +36,7 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    possessive, so ``John's`` stays and compares as ``johns`` (SPEC §1 drops apostrophes).
 5. **Titles** (``Dr``, ``Mr``, ``St``, ``Prof`` ...) are expanded with the library's table only when
    written as an abbreviation: followed by ``.`` or capitalised. A lowercase ``rep`` or ``col`` is
-   a word, not a title.
+   a word, not a title. ``No.`` before a number is ``number``.
 6. **Spoken and written numbers** are made canonical on both sides by the library's number
    normaliser, applied to each maximal run of number words and digits (with ``and`` and
    ``point`` between numbers, ``a``/``one`` before a magnitude word, ``minus``/``plus``,
@@ -60,6 +61,10 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    - ``ninth`` is an ordinal (the library only knows its misspelling ``nineth``);
    - a run of digits only (``6 05``, ``555 1234``) is kept as written (the library dropped the
      zero of ``05``, so normalising twice changed the text);
+   - a run does not continue across a pause (rule 2): written ``two, three`` is two numbers, not
+     the library's ``23``;
+   - ``two pounds fifty`` (``£2 50``) is ``2.50 pounds`` when the two-digit pence end the run (so
+     ``pay five dollars twenty times`` also reads ``5.20 dollars``: spoken text cannot tell);
    - a run is cut after 48 words (the library's cost grows faster than linearly);
    - if the library fails on a run, the run's words are kept as they are.
 7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``);
@@ -67,8 +72,13 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    ``am``). Spoken hour-minute pairs (``three thirty``, ``ten oh five``) are ``3 30``/``10 05``
    when they follow ``at``, ``by``, ``until``, ``till``, ``before``, ``after``, ``around``,
    ``from`` or precede ``am``/``pm``/``o'clock`` (elsewhere ``three fifty`` is ``350``).
-8. **Dates**: an ordinal next to a month name is its number (``March 3rd`` = ``march third`` =
-   ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6.
+8. **Dates and units**: an ordinal next to a month name is its number (``March 3rd`` = ``march
+   third`` = ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6; a month
+   abbreviation written with ``.`` or a capital before a number is the month (``Sept. 5``). Unit
+   abbreviations after a number are words, singular after ``one`` and plural otherwise (``5 km``
+   = ``five kilometers``, ``1 hr`` = ``one hour``; ``km kg mg mcg cm mm mi ft lb(s) oz ml hr(s)
+   min(s) sec(s) kb mb gb tb mph kph``; not ``m``, ``g``, ``l``, ``in``, which are also words or
+   names).
 9. **Spellings**: British spellings become American with the library's list (``colour`` ->
    ``color``, ``centre`` -> ``center``, ``organise`` -> ``organize``); ``ok`` is ``okay``.
 10. **Compound spacing** (pair only, :func:`normalize_pair`): two adjacent word tokens on one side
@@ -79,8 +89,9 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
 (``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
-digits; abbreviations other than titles and ``ok``; a spoken year right before a spoken number
-(``twenty thirty sixty percent`` is one number to the library, ``2030, 60%`` two).
+digits; abbreviations other than titles, months, units and ``ok``; a spoken year right before a
+spoken number (``twenty thirty sixty percent`` is one number to the library, ``2030, 60%`` two);
+``x`` for ``times``; feet and inches (``6'2"``); ``on 5 June`` against ``on the fifth of June``.
 
 :func:`normalize` never raises on a ``str``: lone surrogates and control characters are
 separators (SPEC §1), and a 1 MB line is linear work. Its version string :data:`NORMALIZER_VERSION`
@@ -252,7 +263,28 @@ _MONTHS = frozenset(
 _TIME_BEFORE = frozenset("at by until till til before after around from".split())
 _TIME_AFTER = frozenset({"am", "pm", "o'clock"})
 _SECOND_UNIT_AFTER = frozenset({"a", "one", "per", "each", "every", "few", "split"})
-_OWN_WORDS = {"cannot": "can not", "'cause": "because", "ok": "okay"}
+_OWN_WORDS = {"cannot": "can not", "'cause": "because", "ok": "okay", "shan't": "shall not"}
+# Rule 2: these between two tokens do not end a number ("twenty-five", "$5", "-2").
+_NOT_PAUSES = frozenset("-\u2010$£€¢+\u2212'\u2019")
+_MONTH_ABBREVIATIONS = {
+    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+    "nov": "november", "dec": "december",
+}  # fmt: skip
+# Rule 8b: unit abbreviations after a number, as (singular, plural) words.
+_UNITS_ABBREVIATED = {
+    "km": ("kilometer", "kilometers"), "kms": ("kilometer", "kilometers"),
+    "kg": ("kilogram", "kilograms"), "kgs": ("kilogram", "kilograms"),
+    "mg": ("milligram", "milligrams"), "mcg": ("microgram", "micrograms"),
+    "cm": ("centimeter", "centimeters"), "mm": ("millimeter", "millimeters"),
+    "mi": ("mile", "miles"), "ft": ("foot", "feet"), "lb": ("pound", "pounds"),
+    "lbs": ("pound", "pounds"), "oz": ("ounce", "ounces"), "ml": ("milliliter", "milliliters"),
+    "hr": ("hour", "hours"), "hrs": ("hour", "hours"), "min": ("minute", "minutes"),
+    "mins": ("minute", "minutes"), "sec": ("second", "seconds"), "secs": ("second", "seconds"),
+    "kb": ("kilobyte", "kilobytes"), "mb": ("megabyte", "megabytes"),
+    "gb": ("gigabyte", "gigabytes"), "tb": ("terabyte", "terabytes"),
+    "mph": ("miles per hour", "miles per hour"), "kph": ("kilometers per hour", "kilometers per hour"),
+}  # fmt: skip
 
 
 @dataclass
@@ -263,6 +295,7 @@ class _Piece:
     symbol: bool = False  # a currency or sign symbol waiting for the number step
     capitalised: bool = False
     dotted: bool = False  # followed by "." in the original
+    pause: bool = False  # punctuation between it and the previous token: a number ends there
 
 
 def _clean(token: str) -> str:
@@ -296,12 +329,16 @@ def _pieces(text: str) -> list[_Piece]:
     cursor = 0
     for index, token in enumerate(tokens):
         unit = _symbols(text, cursor, token.start, out, next_is_digit=token.text[:1].isdigit())
+        cursor_before = cursor
         cleaned = _clean(token.text)
         if cleaned == "cause" and token.start > 0 and text[token.start - 1] in APOSTROPHES:
             cleaned = "'cause"  # rule 4: the apostrophe is outside the SPEC token
         cursor = token.end
         if not cleaned or unit == token.start:  # "°C": the "C" was read as "celsius"
             continue
+        gap = text[cursor_before : token.start]
+        time_colon = gap == ":" and bool(out) and out[-1].text.endswith(":")
+        pause = not time_colon and any(not c.isspace() and c not in _NOT_PAUSES for c in gap)
         if _THOUSANDS.fullmatch(cleaned):
             cleaned = cleaned.replace(",", "")
         following = text[token.end : token.end + 1]
@@ -322,6 +359,7 @@ def _pieces(text: str) -> list[_Piece]:
                 token.end,
                 capitalised=token.text[:1].isupper(),
                 dotted=following == ".",
+                pause=pause,
             )
         )
     _symbols(text, cursor, len(text), out, next_is_digit=False)
@@ -345,6 +383,8 @@ def _symbols(text: str, start: int, end: int, out: list[_Piece], *, next_is_digi
                 out.append(_Piece(_SIGNS[ch], i, i + 1, symbol=True))
         elif ch == "%" and out and out[-1].end == i and out[-1].text[-1:].isdigit():
             out.append(_Piece("percent", i, i + 1))
+        elif ch == "#" and next_is_digit and i == end - 1:
+            out.append(_Piece("number", i, i + 1))  # rule 2: "#5"
         elif ch == "&":
             out.append(_Piece("and", i, i + 1))
         elif ch == "°":
@@ -369,13 +409,18 @@ def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
             out.append(piece)
             continue
         nxt = pieces[i + 1].text if i + 1 < len(pieces) else ""
+        number_next = _has_digit(nxt) or nxt in lib.number_words
         if word in lib.titles and (piece.dotted or piece.capitalised):
             replacement = lib.titles[word]
+        elif word == "no" and piece.dotted and number_next:
+            replacement = "number"  # rule 5: "No. 5"
+        elif word in _MONTH_ABBREVIATIONS and (piece.dotted or piece.capitalised) and number_next:
+            replacement = _MONTH_ABBREVIATIONS[word]  # rule 8: "Sept. 5th"
         elif word in _OWN_WORDS:
             replacement = _OWN_WORDS[word]
         else:
             replacement = _expand_contraction(word, nxt, lib)
-        for part in replacement.split():
+        for k, part in enumerate(replacement.split()):
             out.append(
                 _Piece(
                     _spelling(part, lib),
@@ -383,6 +428,7 @@ def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
                     piece.end,
                     capitalised=piece.capitalised,
                     dotted=piece.dotted,
+                    pause=piece.pause and k == 0,
                 )
             )
     return out
@@ -470,6 +516,8 @@ def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
             j += 1
         while j < n and j - i < _MAX_RUN:
             word = text(j)
+            if j > i and words[j].pause:
+                break  # rule 6: "two, three" is two numbers
             if core(j):
                 if (
                     word in lib.ordinals
@@ -609,6 +657,8 @@ _CENTS = (
         lambda m: f"{m[1]}{m[2]}.{int(m[3]):02d}",
     ),
     (re.compile(r"[€£$]0.([0-9]{1,2})\b"), lambda m: f"¢{int(m[1])}"),
+    # Ours: "two pounds fifty" ("£2 50") is £2.50 when two-digit pence end the run.
+    (re.compile(r"([€£$])([0-9]+) ([1-9][0-9])$"), lambda m: f"{m[1]}{m[2]}.{m[3]}"),
 )
 
 
@@ -716,6 +766,12 @@ def _times_and_dates(out: list[tuple[str, Interval]], lib: _Library) -> list[tup
         if prev_number and word == "o'clock":
             prev_word, prev_span = result[-1]
             result[-1] = (prev_word, (prev_span[0], span[1]))
+            i += 1
+            continue
+        if prev_number and word in _UNITS_ABBREVIATED:
+            singular, plural = _UNITS_ABBREVIATED[word]
+            for part in (singular if prev == "one" else plural).split():
+                result.append((part, span))
             i += 1
             continue
         match = _ORDINAL.fullmatch(word)

@@ -186,7 +186,7 @@ def test_spoken_and_written_numbers_agree(written: str, spoken: str) -> None:
 
 
 def test_library_number_bugs_are_overruled() -> None:
-    assert _text("1.5 kg") == "1.5 kg"  # the library wrote "one.5"
+    assert _text("1.5 kg") == "1.5 kilograms"  # the library wrote "one.5"
     assert _text("$1") == "one dollars"  # the library wrote "$one"
     assert _text("wait one second") == "wait one second"  # the library read "12nd"
     assert _text("twenty second") == "22nd"
@@ -372,3 +372,26 @@ def test_normalising_twice_changes_nothing_on_the_suite() -> None:
         for text in (item.reference, item.hypothesis):
             once = normalize(text).text
             assert normalize(once).text == once, text
+
+
+def test_a_pause_ends_a_number() -> None:
+    assert _text("We have two, three options") == "we have 2 3 options"
+    assert _text("we have two three options") == "we have 23 options"  # the library's reading
+    assert _text("twenty-five") == "25"  # a hyphen is not a pause
+
+
+def test_number_sign_units_and_month_abbreviations() -> None:
+    assert _text("Ask for No. 5") == _text("ask for number five") == "ask for number 5"
+    assert _text("no 5 people") == "no 5 people"  # "no" without a dot is the word
+    assert _text("Call #5") == "call number 5"
+    assert _text("Run 5 km") == _text("run five kilometres") == "run 5 kilometers"
+    assert _text("1 hr") == _text("one hour") == "one hour"
+    assert _text("65 mph") == _text("sixty five miles per hour")
+    assert _text("5G network") == "5 g network"  # "g" is not read as grams
+    assert _text("Sept. 5th") == _text("september fifth") == "september 5"
+    assert _text("I shan't") == "i shall not"
+
+
+def test_spoken_pence() -> None:
+    assert _text("£2.50") == _text("two pounds fifty") == "2.50 pounds"
+    assert _text("$5.05") != _text("five dollars five")  # one-digit cents stay apart
