@@ -194,6 +194,7 @@ class _Library(NamedTuple):
     ordinals: frozenset[str]
     prefix_words: frozenset[str]
     suffix_words: frozenset[str]
+    special_words: frozenset[str]  # words _words must look at beyond their spelling
 
 
 @lru_cache(maxsize=1)
@@ -239,6 +240,11 @@ def _library() -> _Library:
         ordinals=ordinals,
         prefix_words=frozenset(numbers.preceding_prefixers) | {"double", "triple"},
         suffix_words=frozenset(numbers.following_prefixers) | {"percent"},
+        special_words=frozenset(titles)
+        | frozenset(_OWN_WORDS)
+        | frozenset(_MONTH_ABBREVIATIONS)
+        | _BARE_CONTRACTIONS
+        | {"no"},
     )
 
 
@@ -263,6 +269,10 @@ _MONTHS = frozenset(
 _TIME_BEFORE = frozenset("at by until till til before after around from".split())
 _TIME_AFTER = frozenset({"am", "pm", "o'clock"})
 _SECOND_UNIT_AFTER = frozenset({"a", "one", "per", "each", "every", "few", "split"})
+# The library's contractions written without an apostrophe.
+_BARE_CONTRACTIONS = frozenset(
+    "wanna gonna gotta kinda sorta dunno imma woulda coulda shoulda".split()
+)
 _OWN_WORDS = {"cannot": "can not", "'cause": "because", "ok": "okay", "shan't": "shall not"}
 # Rule 2: these between two tokens do not end a number ("twenty-five", "$5", "-2").
 _NOT_PAUSES = frozenset("-\u2010$£€¢+\u2212'\u2019")
@@ -287,7 +297,7 @@ _UNITS_ABBREVIATED = {
 }  # fmt: skip
 
 
-@dataclass
+@dataclass(slots=True)
 class _Piece:
     text: str
     start: int
@@ -328,24 +338,25 @@ def _pieces(text: str) -> list[_Piece]:
     out: list[_Piece] = []
     cursor = 0
     for index, token in enumerate(tokens):
-        unit = _symbols(text, cursor, token.start, out, next_is_digit=token.text[:1].isdigit())
-        cursor_before = cursor
+        gap = text[cursor : token.start]
+        if gap == " " or not gap:  # the common case: nothing between the tokens to read
+            unit, pause = -1, False
+        else:
+            unit = _symbols(text, cursor, token.start, out, next_is_digit=token.text[:1].isdigit())
+            time_colon = gap == ":" and bool(out) and out[-1].text.endswith(":")
+            pause = not time_colon and any(not c.isspace() and c not in _NOT_PAUSES for c in gap)
         cleaned = _clean(token.text)
         if cleaned == "cause" and token.start > 0 and text[token.start - 1] in APOSTROPHES:
             cleaned = "'cause"  # rule 4: the apostrophe is outside the SPEC token
         cursor = token.end
         if not cleaned or unit == token.start:  # "°C": the "C" was read as "celsius"
             continue
-        gap = text[cursor_before : token.start]
-        time_colon = gap == ":" and bool(out) and out[-1].text.endswith(":")
-        pause = not time_colon and any(not c.isspace() and c not in _NOT_PAUSES for c in gap)
-        if _THOUSANDS.fullmatch(cleaned):
+        if "," in cleaned and _THOUSANDS.fullmatch(cleaned):
             cleaned = cleaned.replace(",", "")
         following = text[token.end : token.end + 1]
-        nxt = tokens[index + 1] if index + 1 < len(tokens) else None
+        nxt = tokens[index + 1] if following == ":" and index + 1 < len(tokens) else None
         if (
-            following == ":"
-            and nxt is not None
+            nxt is not None
             and nxt.start == token.end + 1
             and cleaned.isdigit()
             and len(nxt.text) == 2
@@ -408,6 +419,10 @@ def _words(pieces: list[_Piece], lib: _Library) -> list[_Piece]:
         if piece.symbol or _has_digit(word):
             out.append(piece)
             continue
+        if "'" not in word and word not in lib.special_words:  # most words: spelling only
+            piece.text = lib.spellings.get(word, word)
+            out.append(piece)
+            continue
         nxt = pieces[i + 1].text if i + 1 < len(pieces) else ""
         number_next = _has_digit(nxt) or nxt in lib.number_words
         if word in lib.titles and (piece.dotted or piece.capitalised):
@@ -442,18 +457,7 @@ def _spelling(word: str, lib: _Library) -> str:
 
 
 def _expand_contraction(word: str, nxt: str, lib: _Library) -> str:
-    if "'" not in word and word not in (
-        "wanna",
-        "gonna",
-        "gotta",
-        "kinda",
-        "sorta",
-        "dunno",
-        "imma",
-        "woulda",
-        "coulda",
-        "shoulda",
-    ):
+    if "'" not in word and word not in _BARE_CONTRACTIONS:
         return word
     if word.endswith("'s") and word[:-2] not in _PRONOUNS_S and nxt not in ("been", "gone", "got"):
         return word  # rule 4: a possessive
