@@ -261,7 +261,7 @@ _CURRENCY = {"$": "dollars", "£": "pounds", "€": "euros", "¢": "cents"}
 _SIGNS = {"-": "-", "\u2212": "-", "+": "+"}
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _PRONOUNS_S = frozenset(
-    "he she it that what where who how there here this let".split()
+    "he she it that what where who how when why there here this let".split()
 )  # rule 4: "'s" is "is"/"has" after these
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()

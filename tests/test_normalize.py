@@ -272,6 +272,14 @@ def test_a_1mb_line() -> None:
     assert n.spans[-1][1] <= len(line)
 
 
+def test_a_side_that_normalises_to_nothing_is_an_insertion() -> None:
+    pair = normalize_pair("!!! ...", "hello there")
+    assert pair.texts == ("", "hello there")
+    seg = segment(*pair.texts)
+    assert [g.kind for g in seg.gaps] == ["insertion"]
+    assert original_gap_spans(seg, pair) == (((0, 0), (0, 11)),)
+
+
 def test_non_str_is_an_input_error() -> None:
     with pytest.raises(InputError, match="expects a str"):
         normalize(b"bytes")  # type: ignore[arg-type]
@@ -304,6 +312,19 @@ else:
         n = normalize(text)
         assert tuple(t.text for t in tokenize(n.text)) == n.tokens
         assert all(0 <= s < e <= len(text) for s, e in n.spans)
+
+    @settings(max_examples=200, deadline=None)
+    @given(
+        st.text(alphabet="ab 12-$%:.,'", max_size=30), st.text(alphabet="ab 12-$%:.,'", max_size=30)
+    )
+    def test_pair_tokens_are_what_segment_sees(reference: str, hypothesis: str) -> None:
+        pair = normalize_pair(reference, hypothesis)
+        seg = segment(*pair.texts)
+        assert tuple(t.text for t in seg.ref_tokens) == pair.reference.tokens
+        assert tuple(t.text for t in seg.hyp_tokens) == pair.hypothesis.tokens
+        for ref_span, hyp_span in original_gap_spans(seg, pair):
+            assert 0 <= ref_span[0] <= ref_span[1] <= len(reference)
+            assert 0 <= hyp_span[0] <= hyp_span[1] <= len(hypothesis)
 
     _WORDS = [
         "one",
