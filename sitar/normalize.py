@@ -32,8 +32,9 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    ``i am``, ``won't`` -> ``will not``, ``gonna`` -> ``going to``, ``'s been`` -> ``has been``),
    plus ``cannot`` -> ``can not`` and ``'cause`` -> ``because``. Overruled: the library's bare
    ``cause`` -> ``because`` (``the cause`` is a noun), and ``'s`` -> ``is`` is applied only after
-   pronouns and question words (``he's``, ``that's``, ``where's``); after a noun ``'s`` is usually
-   possessive, so ``John's`` stays and compares as ``johns`` (SPEC §1 drops apostrophes).
+   pronouns and question words (``he's``, ``that's``, ``where's``) or before ``not``, ``been``,
+   ``gone``, ``got``; after a noun ``'s`` is usually possessive, so ``John's`` stays and compares
+   as ``johns`` (SPEC §1 drops apostrophes). ``'d better`` is ``had better`` (the library: would).
 5. **Titles** (``Dr``, ``Mr``, ``St``, ``Prof`` ...) are expanded with the library's table only when
    written as an abbreviation: followed by ``.`` or capitalised. A lowercase ``rep`` or ``col`` is
    a word, not a title. ``No.`` before a number is ``number``.
@@ -52,7 +53,8 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
      (the library's regex also rewrote ``1.5`` as ``one.5`` and ``$1`` as ``$one``);
    - ``a hundred`` is ``100`` like ``one hundred`` (the library gave ``a 100``), but an article
      written before digits (``a 100``) is a word of its own and stays;
-   - ``o``/``oh`` are zero only next to another number (``three oh five``; not ``oh no``);
+   - ``oh`` is zero only next to another number (``three oh five``; not ``oh no``), and the
+     letter ``o`` only after one (``three o five``; not ``c o two``);
    - an ordinal right after a units word or a digit starts a new number (the library read
      ``one second`` as ``12nd``); ``second`` after ``a``, ``one``, ``per``, ``each``, ``every``,
      ``few``, ``split`` or a number is the unit of time and stays a word;
@@ -76,14 +78,14 @@ Rules, in the order they run (each is tested in ``tests/test_normalize.py``):
    third`` = ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6; a month
    abbreviation written with ``.`` or a capital before a number is the month (``Sept. 5``). Unit
    abbreviations after a number are words, singular after ``one`` and plural otherwise (``5 km``
-   = ``five kilometers``, ``1 hr`` = ``one hour``; ``km kg mg mcg cm mm mi ft lb(s) oz ml hr(s)
-   min(s) sec(s) kb mb gb tb mph kph``; not ``m``, ``g``, ``l``, ``in``, which are also words or
-   names).
+   = ``five kilometers``, ``1 hr`` = ``one hour``; ``km kg mg mcg cm mm mi ft yd(s) lb(s) oz ml
+   gal tbsp tsp hr(s) min(s) sec(s) kb mb gb tb mph kph``; not ``m``, ``g``, ``l``, ``in``, which
+   are also words or names).
 9. **Spellings**: British spellings become American with the library's list (``colour`` ->
    ``color``, ``centre`` -> ``center``, ``organise`` -> ``organize``); ``ok`` is ``okay``.
-10. **Compound spacing** (pair only, :func:`normalize_pair`): two adjacent word tokens on one side
-    whose concatenation is a token of the other side are joined (``week ends`` / ``weekends``,
-    ``e mail`` / ``email``; hyphens were already separators). Only spellings present in the pair
+10. **Compound spacing** (pair only, :func:`normalize_pair`): two or three adjacent word tokens
+    on one side whose concatenation is a token of the other side are joined (``week ends`` /
+    ``weekends``, ``e mail`` / ``email``, ``i o s`` / ``iOS``; hyphens were already separators). Only spellings present in the pair
     are joined, so no word is invented.
 
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
@@ -260,6 +262,8 @@ _VARIATION_SELECTORS = {
 _CURRENCY = {"$": "dollars", "£": "pounds", "€": "euros", "¢": "cents"}
 _SIGNS = {"-": "-", "\u2212": "-", "+": "+"}
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# "'s" before these is "is"/"has" after any word ("Bill's not here", "John's been told").
+_IS_HAS_BEFORE = frozenset({"been", "gone", "got", "not"})
 _PRONOUNS_S = frozenset(
     "he she it that what where who how when why there here this let".split()
 )  # rule 4: "'s" is "is"/"has" after these
@@ -293,6 +297,8 @@ _UNITS_ABBREVIATED = {
     "mins": ("minute", "minutes"), "sec": ("second", "seconds"), "secs": ("second", "seconds"),
     "kb": ("kilobyte", "kilobytes"), "mb": ("megabyte", "megabytes"),
     "gb": ("gigabyte", "gigabytes"), "tb": ("terabyte", "terabytes"),
+    "tbsp": ("tablespoon", "tablespoons"), "tsp": ("teaspoon", "teaspoons"),
+    "yd": ("yard", "yards"), "yds": ("yard", "yards"), "gal": ("gallon", "gallons"),
     "mph": ("miles per hour", "miles per hour"), "kph": ("kilometers per hour", "kilometers per hour"),
 }  # fmt: skip
 
@@ -459,8 +465,10 @@ def _spelling(word: str, lib: _Library) -> str:
 def _expand_contraction(word: str, nxt: str, lib: _Library) -> str:
     if "'" not in word and word not in _BARE_CONTRACTIONS:
         return word
-    if word.endswith("'s") and word[:-2] not in _PRONOUNS_S and nxt not in ("been", "gone", "got"):
+    if word.endswith("'s") and word[:-2] not in _PRONOUNS_S and nxt not in _IS_HAS_BEFORE:
         return word  # rule 4: a possessive
+    if word.endswith("'d") and nxt == "better":
+        return word[:-2] + " had"  # rule 4: "we'd better" (the library gave "would")
     # The library's patterns may look at the next word ("'s been" -> "has been").
     joined = _apply(lib.contractions, f"{word} {nxt}") if nxt else _apply(lib.contractions, word)
     if nxt and joined.endswith(" " + nxt):
@@ -502,8 +510,10 @@ def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
         word = text(k)
         if not word:
             return False
-        if word in ("o", "oh"):
+        if word == "oh":
             return _is_numeric_plain(text(k - 1), lib) or _is_numeric_plain(text(k + 1), lib)
+        if word == "o":  # the letter, unless it follows a number: "three o five", not "c o two"
+            return _is_numeric_plain(text(k - 1), lib)
         before = text(k - 1)
         if word == "second" and (
             before in _SECOND_UNIT_AFTER or before in lib.ones or before.isdigit()
@@ -826,23 +836,29 @@ def normalize_pair(reference: str, hypothesis: str) -> NormalizedPair:
 
 
 def _join_compounds(side: Normalized, other: frozenset[str], own: frozenset[str]) -> Normalized:
-    tokens, spans = list(side.tokens), list(side.spans)
+    tokens, spans = side.tokens, side.spans
     out_tokens: list[str] = []
     out_spans: list[Interval] = []
     i = 0
     while i < len(tokens):
-        if i + 1 < len(tokens) and tokens[i].isalpha() and tokens[i + 1].isalpha():
-            joined = tokens[i] + tokens[i + 1]
-            if joined in other and joined not in own:
-                out_tokens.append(joined)
-                out_spans.append(
-                    (min(spans[i][0], spans[i + 1][0]), max(spans[i][1], spans[i + 1][1]))
-                )
-                i += 2
-                continue
-        out_tokens.append(tokens[i])
-        out_spans.append(spans[i])
-        i += 1
+        for width in (3, 2):  # the longest spelling first: "i o s" before "i o"
+            parts = tokens[i : i + width]
+            if len(parts) == width and all(map(str.isalpha, parts)):
+                joined = "".join(parts)
+                if joined in other and joined not in own:
+                    out_tokens.append(joined)
+                    out_spans.append(
+                        (
+                            min(s for s, _ in spans[i : i + width]),
+                            max(e for _, e in spans[i : i + width]),
+                        )
+                    )
+                    i += width
+                    break
+        else:
+            out_tokens.append(tokens[i])
+            out_spans.append(spans[i])
+            i += 1
     if len(out_tokens) == len(tokens):
         return side
     return Normalized(side.original, tuple(out_tokens), tuple(out_spans))

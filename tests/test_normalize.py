@@ -416,3 +416,17 @@ def test_number_sign_units_and_month_abbreviations() -> None:
 def test_spoken_pence() -> None:
     assert _text("£2.50") == _text("two pounds fifty") == "2.50 pounds"
     assert _text("$5.05") != _text("five dollars five")  # one-digit cents stay apart
+
+
+def test_letter_o_and_more_contractions() -> None:
+    assert _gaps("CO2 emissions", "c o two emissions") == []  # the letter o, joined to "co"
+    assert _text("three o five") == "305"
+    assert _text("We'd better go") == _text("we had better go") == "we had better go"
+    assert _text("Bill's not here") == _text("bill is not here")
+    assert _text("Bill's hat") == "bill's hat"
+
+
+def test_three_letter_compounds_and_kitchen_units() -> None:
+    assert _gaps("iOS 17", "i o s seventeen") == []
+    assert _text("Mix 2 tbsp") == _text("mix two tablespoons")
+    assert _text("1 tsp") == _text("one teaspoon")
