@@ -14,7 +14,11 @@ Candidates: ``none`` (SPEC §1 only: case and punctuation), ``text2num`` (``alph
 (``nemo_text_processing`` inverse normaliser, when installed), and ``sitar`` (sitar.normalize:
 whisper-normalizer's parts with SITAR's overrules). A missing package is reported, not fatal.
 
-    PYTHONPATH=. python benchmarks/normalizer_choice.py [--json out.json]
+``--cost`` also measures, in one run, the time ``sitar.normalize.normalize_pair`` takes against
+``Scorer.score`` with the default checkpoint on all the suite's pairs (issue #28: normalisation
+should cost at most 5 % of scoring).
+
+    PYTHONPATH=. python benchmarks/normalizer_choice.py [--json out.json] [--cost]
 """
 
 from __future__ import annotations
@@ -155,9 +159,37 @@ def measure() -> list[dict[str, object]]:
     return rows
 
 
+def cost() -> dict[str, float]:
+    """Seconds to score the suite's pairs and to normalise them, timed in one run (best of two)."""
+    from sitar import Scorer
+    from sitar.normalize import normalize_pair
+
+    items = load_suite("format") + load_suite("flips")
+    references = [i.reference for i in items]
+    hypotheses = [i.hypothesis for i in items]
+    scorer = Scorer.load()
+    scorer.score(references=references[:16], hypotheses=hypotheses[:16])  # warm the session
+    score_s = normalize_s = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        scorer.score(references=references, hypotheses=hypotheses)
+        score_s = min(score_s, time.perf_counter() - start)
+        start = time.perf_counter()
+        for reference, hypothesis in zip(references, hypotheses, strict=True):
+            normalize_pair(reference, hypothesis)
+        normalize_s = min(normalize_s, time.perf_counter() - start)
+    return {
+        "pairs": len(items),
+        "score_s": round(score_s, 3),
+        "normalize_pair_s": round(normalize_s, 3),
+        "share_percent": round(100 * normalize_s / score_s, 2),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--cost", action="store_true", help="also time normalize_pair vs score")
     args = parser.parse_args(argv)
     rows = measure()
     print(
@@ -173,8 +205,12 @@ def main(argv: list[str] | None = None) -> int:
             f"| {row['format_equal']}/{row['format_total']} | {row['flips_kept']}/{row['flips_total']} "
             f"| {row['traps_kept']}/{row['traps_total']} | {row['us_per_string']} |"
         )
+    out: dict[str, object] = {"candidates": rows}
+    if args.cost:
+        out["cost"] = cost()
+        print(f"cost: {out['cost']}")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
