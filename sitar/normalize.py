@@ -254,7 +254,8 @@ def _library() -> _Library:
 # Rules 1-3: pieces of the original with spans
 # --------------------------------------------------------------------------------------------
 
-_VARIATION_SELECTORS = {
+# Rule 1 on every token: variation selectors dropped, U+2019 written as an ASCII apostrophe.
+_TOKEN_TRANSLATION = {
     **{code: None for code in range(0xFE00, 0xFE10)},
     **{code: None for code in range(0xE0100, 0xE01F0)},
     0x2019: "'",
@@ -285,7 +286,7 @@ _MONTH_ABBREVIATIONS = {
     "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
     "nov": "november", "dec": "december",
 }  # fmt: skip
-# Rule 8b: unit abbreviations after a number, as (singular, plural) words.
+# Rule 8: unit abbreviations after a number, as (singular, plural) words.
 _UNITS_ABBREVIATED = {
     "km": ("kilometer", "kilometers"), "kms": ("kilometer", "kilometers"),
     "kg": ("kilogram", "kilograms"), "kgs": ("kilogram", "kilograms"),
@@ -317,7 +318,7 @@ class _Piece:
 def _clean(token: str) -> str:
     if token.isascii():
         return token.lower()
-    token = token.translate(_VARIATION_SELECTORS)
+    token = token.translate(_TOKEN_TRANSLATION)
     if not token.isascii():
         token = _strip_latin_marks(unicodedata.normalize("NFD", token))
     return unicodedata.normalize("NFC", token).casefold()
@@ -394,7 +395,7 @@ def _symbols(text: str, start: int, end: int, out: list[_Piece], *, next_is_digi
             else:
                 out.append(_Piece(ch, i, i + 1, symbol=True))
         elif ch in _SIGNS:
-            attached = i > 0 and i == start and start > 0 and not text[i - 1].isspace()
+            attached = i == start > 0  # right after a token: "5-10" is a range, not minus 10
             rest = text[i + 1 : end]
             if next_is_digit and all(c in _CURRENCY for c in rest) and not attached:
                 out.append(_Piece(_SIGNS[ch], i, i + 1, symbol=True))
@@ -546,16 +547,14 @@ def _runs(words: list[_Piece], lib: _Library) -> Iterator[tuple[int, int]]:
                     and text(j + 1) in lib.ordinals
                     and text(j - 1) not in lib.multipliers
                 ):
-                    break
+                    break  # "first and second" are two; "one hundred and first" is one
                 j += 1
             elif word == "and" and text(j + 1) == "a" and text(j + 2) == "half":
                 j += 3
             elif word in lib.suffix_words or (word == "per" and text(j + 1) == "cent"):
                 j += 2 if word == "per" else 1
-            elif word == "percent" or (words[j].symbol and word in _CURRENCY and core(j + 1)):
-                j += 1
-            elif words[j].symbol and word in _SIGNS.values() and core(j + 1):
-                break
+            elif words[j].symbol and word in _CURRENCY and core(j + 1):
+                j += 1  # "5 and $3": the currency of the next number
             else:
                 break
         if j > i and any(core(k) for k in range(i, j)):
