@@ -664,12 +664,13 @@ def _canonical_number(word: str) -> list[str]:
 
 
 _CENTS = (
-    # The library's postprocess, without its "1" -> "one" regex (rule 6): "$2 and ¢7" -> "$2.07".
+    # The library's postprocess, without its "1" -> "one" regex (rule 6), and with its unescaped
+    # "." escaped: "$2 and ¢7" -> "$2.07", "$0.50" -> "¢50".
     (
         re.compile(r"([€£$])([0-9]+) (?:and )?¢([0-9]{1,2})\b"),
         lambda m: f"{m[1]}{m[2]}.{int(m[3]):02d}",
     ),
-    (re.compile(r"[€£$]0.([0-9]{1,2})\b"), lambda m: f"¢{int(m[1])}"),
+    (re.compile(r"[€£$]0\.([0-9]{1,2})\b"), lambda m: f"¢{int(m[1])}"),
     # Ours: "two pounds fifty" ("£2 50") is £2.50 when two-digit pence end the run.
     (re.compile(r"([€£$])([0-9]+) ([1-9][0-9])$"), lambda m: f"{m[1]}{m[2]}.{m[3]}"),
 )
