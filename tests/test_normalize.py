@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 from invariance_suite import load_suite
 
-import sitar.normalize as norm
 from sitar import segment, tokenize
+from sitar._normalize_words import load_library
 from sitar.errors import InputError
 from sitar.normalize import (
     normalize,
@@ -204,7 +204,7 @@ def test_library_failure_keeps_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(words: list[str]) -> list[str]:
         raise RuntimeError("library bug")
 
-    monkeypatch.setattr(norm._library().numbers, "process_words", broken)
+    monkeypatch.setattr(load_library().numbers, "process_words", broken)
     assert _text("ship three hundred crates") == "ship three hundred crates"
 
 
