@@ -181,19 +181,25 @@ _LIBRARY_SPELLING = {"ninth": "nineth"}
 
 def _run_text(words: Sequence[Piece], lib: Library) -> str:
     """The run as the library reads it: symbols glued to the next word, ``a hundred`` as
-    ``one hundred``."""
+    ``one hundred``, ``2 and a half`` as ``2.5`` (the library reads "and a half" only after a
+    number word)."""
+    texts = [piece.text for piece in words]
     parts: list[str] = []
     glue = False
-    for k, piece in enumerate(words):
-        word = piece.text
-        if word == "a" and k + 1 < len(words) and words[k + 1].text in lib.multipliers:
+    k = 0
+    while k < len(words):
+        word, step = texts[k], 1
+        if word == "a" and k + 1 < len(words) and texts[k + 1] in lib.multipliers:
             word = "one"
+        elif word.isdigit() and texts[k + 1 : k + 4] == ["and", "a", "half"]:
+            word, step = word + ".5", 4
         word = _LIBRARY_SPELLING.get(word, word).rstrip(":")
         if glue:
             parts[-1] += word
         else:
             parts.append(word)
-        glue = piece.symbol
+        glue = words[k].symbol
+        k += step
     return " ".join(parts)
 
 

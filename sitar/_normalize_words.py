@@ -182,6 +182,8 @@ def read_pieces(text: str) -> list[Piece]:
             continue
         if "," in cleaned and _THOUSANDS.fullmatch(cleaned):
             cleaned = cleaned.replace(",", "")
+        elif cleaned.endswith("'s") and cleaned[:-2].isdigit():
+            cleaned = cleaned[:-2] + "s"  # rule 8: "the 1990's" is "the 1990s"
         following = text[token.end : token.end + 1]
         nxt = tokens[index + 1] if following == ":" and index + 1 < len(tokens) else None
         if (

@@ -61,6 +61,8 @@ in :mod:`sitar._normalize_words`, rules 6-8 in :mod:`sitar._normalize_numbers`):
      ``few``, ``split`` or a number is the unit of time and stays a word;
    - a sign at the start of a run is kept (the library turned ``minus fifty dollars`` into
      ``$50``);
+   - ``2 and a half`` is ``2.5`` like ``two and a half`` (the library only read it after a
+     number word);
    - ``ninth`` is an ordinal (the library only knows its misspelling ``nineth``);
    - a run of digits only (``6 05``, ``555 1234``) is kept as written (the library dropped the
      zero of ``05``, so normalising twice changed the text);
@@ -76,12 +78,12 @@ in :mod:`sitar._normalize_words`, rules 6-8 in :mod:`sitar._normalize_numbers`):
    when they follow ``at``, ``by``, ``until``, ``till``, ``before``, ``after``, ``around``,
    ``from`` or precede ``am``/``pm``/``o'clock`` (elsewhere ``three fifty`` is ``350``).
 8. **Dates and units**: an ordinal next to a month name is its number (``March 3rd`` = ``march
-   third`` = ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6; a month
-   abbreviation written with ``.`` or a capital before a number is the month (``Sept. 5``). Unit
-   abbreviations after a number are words, singular after ``one`` and plural otherwise (``5 km``
-   = ``five kilometers``, ``1 hr`` = ``one hour``; ``km kg mg mcg cm mm mi ft yd(s) lb(s) oz ml
-   gal tbsp tsp hr(s) min(s) sec(s) kb mb gb tb mph kph``; not ``m``, ``g``, ``l``, ``in``, which
-   are also words or names).
+   third`` = ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6, and
+   ``1990's`` is ``1990s``; a month abbreviation written with ``.`` or a capital before a number
+   is the month (``Sept. 5``). Unit abbreviations after a number are words, singular after
+   ``one`` and plural otherwise (``5 km`` = ``five kilometers``, ``1 hr`` = ``one hour``; ``km kg
+   mg mcg cm mm mi ft yd(s) lb(s) oz ml gal tbsp tsp hr(s) min(s) sec(s) kb mb gb tb mph kph``;
+   not ``m``, ``g``, ``l``, ``in``, which are also words or names).
 9. **Spellings**: British spellings become American with the library's list (``colour`` ->
    ``color``, ``centre`` -> ``center``, ``organise`` -> ``organize``); ``ok`` is ``okay``.
 10. **Compound spacing** (pair only, :func:`normalize_pair`): two or three adjacent word tokens

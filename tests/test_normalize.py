@@ -430,3 +430,8 @@ def test_three_letter_compounds_and_kitchen_units() -> None:
     assert _gaps("iOS 17", "i o s seventeen") == []
     assert _text("Mix 2 tbsp") == _text("mix two tablespoons")
     assert _text("1 tsp") == _text("one teaspoon")
+
+
+def test_decades_and_halves_after_digits() -> None:
+    assert _text("the 1990's") == _text("the nineteen nineties") == "the 1990s"
+    assert _text("2 and a half hours") == _text("two and a half hours") == "2.5 hours"
