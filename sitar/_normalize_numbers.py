@@ -96,6 +96,13 @@ def _runs(words: list[Piece], lib: Library) -> Iterator[tuple[int, int]]:
                     and (text(j - 1) in lib.ones or text(j - 1).isdigit())
                 ):
                     break  # rule 6: "one second" is not 12nd
+                if (
+                    word in _DECADES
+                    and j - 2 >= i
+                    and text(j - 1) in _DECADES
+                    and text(j - 2) in _YEAR_HEADS
+                ):
+                    break  # rule 6: "twenty thirty sixty" is 2030 and 60, not 203060
                 j += 1
             elif word in ("and", "point") and core(j + 1) and not words[j + 1].symbol:
                 if (
@@ -157,6 +164,8 @@ _TEENS = {
     )
 }
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_DECADES = frozenset("twenty thirty forty fifty sixty seventy eighty ninety".split())
+_YEAR_HEADS = _DECADES | frozenset(_TEENS)
 
 
 def _spoken_time(words: Sequence[str]) -> tuple[str, str] | None:

@@ -63,6 +63,8 @@ in :mod:`sitar._normalize_words`, rules 6-8 in :mod:`sitar._normalize_numbers`):
      ``$50``);
    - ``2 and a half`` is ``2.5`` like ``two and a half`` (the library only read it after a
      number word);
+   - a third decade word in a row starts a new number (the library read ``twenty thirty sixty``
+     as ``203060``; it is ``2030 60``);
    - ``ninth`` is an ordinal (the library only knows its misspelling ``nineth``);
    - a run of digits only (``6 05``, ``555 1234``) is kept as written (the library dropped the
      zero of ``05``, so normalising twice changed the text);
@@ -94,9 +96,9 @@ in :mod:`sitar._normalize_words`, rules 6-8 in :mod:`sitar._normalize_numbers`):
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
 (``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
-digits; abbreviations other than titles, months, units and ``ok``; a spoken year right before a
-spoken number (``twenty thirty sixty percent`` is one number to the library, ``2030, 60%`` two);
-``x`` for ``times``; feet and inches (``6'2"``); ``on 5 June`` against ``on the fifth of June``.
+digits; abbreviations other than titles, months, units and ``ok``; ``x`` for ``times``; feet and
+inches (``6'2"``); ``on 5 June`` against ``on the fifth of June``; a spoken time without a time
+word around it (``it's one fifteen`` is ``115``; ``at one fifteen`` is ``1 15``).
 
 :func:`normalize` never raises on a ``str``: lone surrogates and control characters are
 separators (SPEC §1), and a 1 MB line is linear work. Its version string :data:`NORMALIZER_VERSION`

@@ -435,3 +435,9 @@ def test_three_letter_compounds_and_kitchen_units() -> None:
 def test_decades_and_halves_after_digits() -> None:
     assert _text("the 1990's") == _text("the nineteen nineties") == "the 1990s"
     assert _text("2 and a half hours") == _text("two and a half hours") == "2.5 hours"
+
+
+def test_a_third_decade_word_starts_a_new_number() -> None:
+    assert _gaps("By 2030, 60% of cars", "by twenty thirty sixty percent of cars") == []
+    assert _text("nineteen ninety nine") == "1999"
+    assert _text("twenty twenty one") == "2021"
