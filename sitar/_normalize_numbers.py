@@ -242,8 +242,9 @@ _CENTS = (
         lambda m: f"{m[1]}{m[2]}.{int(m[3]):02d}",
     ),
     (re.compile(r"[€£$]0\.([0-9]{1,2})\b"), lambda m: f"¢{int(m[1])}"),
-    # Ours: "two pounds fifty" ("£2 50") is £2.50 when two-digit pence end the run.
-    (re.compile(r"([€£$])([0-9]+) ([1-9][0-9])$"), lambda m: f"{m[1]}{m[2]}.{m[3]}"),
+    # Ours: "two pounds fifty" ("£2 50") is £2.50 when two-digit pence end the run and the amount
+    # is under 100 (a price; "three hundred dollars twenty boxes" is a list).
+    (re.compile(r"([€£$])([0-9]{1,2}) ([1-9][0-9])$"), lambda m: f"{m[1]}{m[2]}.{m[3]}"),
 )
 
 

@@ -70,8 +70,9 @@ in :mod:`sitar._normalize_words`, rules 6-8 in :mod:`sitar._normalize_numbers`):
      zero of ``05``, so normalising twice changed the text);
    - a run does not continue across a pause (rule 2): written ``two, three`` is two numbers, not
      the library's ``23``;
-   - ``two pounds fifty`` (``£2 50``) is ``2.50 pounds`` when the two-digit pence end the run (so
-     ``pay five dollars twenty times`` also reads ``5.20 dollars``: spoken text cannot tell);
+   - ``two pounds fifty`` (``£2 50``) is ``2.50 pounds`` when two-digit pence end the run and the
+     amount is under 100 (so ``pay five dollars twenty times`` also reads ``5.20 dollars``:
+     spoken text cannot tell; ``three hundred dollars twenty boxes`` stays a list);
    - a run is cut after 48 words (the library's cost grows faster than linearly);
    - if the library fails on a run, the run's words are kept as they are.
 7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``);

@@ -441,3 +441,7 @@ def test_a_third_decade_word_starts_a_new_number() -> None:
     assert _gaps("By 2030, 60% of cars", "by twenty thirty sixty percent of cars") == []
     assert _text("nineteen ninety nine") == "1999"
     assert _text("twenty twenty one") == "2021"
+
+
+def test_spoken_pence_only_for_prices() -> None:
+    assert _gaps("Send $300, 20 boxes too.", "send three hundred dollars twenty boxes too") == []
