@@ -13,8 +13,9 @@ normalised text gives exactly these tokens, in order), each with the half-open c
 the original text it came from. Several tokens may share one span (``"don't"`` gives ``do not``;
 ``"2,500 dollars"`` gives ``2500 dollars``, both on the span of the whole amount).
 
-Rules, in the order they run (each is tested in ``tests/test_normalize.py``; rules 1-5 and 9 live
-in :mod:`sitar._normalize_words`, rules 6-8 in :mod:`sitar._normalize_numbers`):
+Rules (each is tested in ``tests/test_normalize.py``). Rules 1-5 and 9 run word by word in
+:mod:`sitar._normalize_words`, then rules 6-8 over number runs in :mod:`sitar._normalize_numbers`,
+then rule 10 over the pair:
 
 1. **Tokens** are SPEC §1 tokens of the original (letters, marks, numbers; word-internal
    apostrophes; ``.``/``,`` between digits), so spans are original spans. Each token is put in
