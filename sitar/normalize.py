@@ -1,0 +1,283 @@
+"""One text normaliser: score what was said, not how it was typed (issue #28).
+
+:func:`normalize` canonicalises one string; :func:`normalize_pair` canonicalises a (reference,
+hypothesis) pair (adding the one pair-aware rule, compound spacing) and
+:func:`original_gap_spans` maps the gaps that :func:`sitar.segment` finds on the normalised pair
+back to character spans of the ORIGINAL strings. The English number, contraction and spelling
+knowledge is the ASR leaderboards' normaliser (``whisper-normalizer``, OpenAI Whisper's English
+normaliser; chosen by measurement, see ``experiments/normaliser-choice/``); the rules below say
+where and how it is applied and where it is overruled because it changes meaning.
+
+The output is a sequence of tokens, each a single token of SPEC §1 (so ``tokenize`` of the
+normalised text gives exactly these tokens, in order), each with the half-open character span of
+the original text it came from. Several tokens may share one span (``"don't"`` gives ``do not``;
+``"2,500 dollars"`` gives ``2500 dollars``, both on the span of the whole amount).
+
+Rules (each is tested in ``tests/test_normalize.py``). Rules 1-5 and 9 run word by word in
+:mod:`sitar._normalize_words`, then rules 6-8 over number runs in :mod:`sitar._normalize_numbers`,
+then rule 10 over the pair:
+
+1. **Tokens** are SPEC §1 tokens of the original (letters, marks, numbers; word-internal
+   apostrophes; ``.``/``,`` between digits), so spans are original spans. Each token is put in
+   NFC, loses variation selectors (U+FE00-FE0F, U+E0100-E01EF) and the combining marks on Latin
+   letters (``café`` = ``cafe``, as the library does; marks of other scripts are kept), gets
+   U+2019 written as ``'``, and is casefolded. A token that is empty after this is dropped.
+2. **Punctuation and symbols** between tokens are dropped, except: ``$ £ € ¢`` (currency, kept for
+   the number step), ``%`` after a number (``percent``), ``-``/``−``/``+`` directly before a number
+   and not directly after a token (``minus``/``plus``: ``-2`` is not ``2``), ``&`` (``and``),
+   ``°`` (``degrees``; ``°C``/``°F`` give ``degrees celsius``/``fahrenheit``), ``#`` before a
+   number (``number``), and ``:`` between an hour and two-digit minutes (a time, rule 7). Hyphens
+   and other joiners are separators, so ``long-term`` equals ``long term``. Any other punctuation
+   between two tokens is a *pause*: a number does not continue across it (rule 6).
+3. **Digit grouping**: ``2,500`` is ``2500`` (only well-formed thousands groups).
+4. **Contractions** are expanded with the library's table (``don't`` -> ``do not``, ``I'm`` ->
+   ``i am``, ``won't`` -> ``will not``, ``gonna`` -> ``going to``, ``'s been`` -> ``has been``),
+   plus ``cannot`` -> ``can not`` and ``'cause`` -> ``because``. Overruled: the library's bare
+   ``cause`` -> ``because`` (``the cause`` is a noun), and ``'s`` -> ``is`` is applied only after
+   pronouns and question words (``he's``, ``that's``, ``where's``) or before ``not``, ``been``,
+   ``gone``, ``got``; after a noun ``'s`` is usually possessive, so ``John's`` stays and compares
+   as ``johns`` (SPEC §1 drops apostrophes). ``'d better`` is ``had better`` (the library: would).
+5. **Titles** (``Dr``, ``Mr``, ``St``, ``Prof`` ...) are expanded with the library's table only when
+   written as an abbreviation: followed by ``.`` or capitalised. A lowercase ``rep`` or ``col`` is
+   a word, not a title. ``No.`` before a number is ``number``.
+6. **Spoken and written numbers** are made canonical on both sides by the library's number
+   normaliser, applied to each maximal run of number words and digits (with ``and`` and
+   ``point`` between numbers, ``a``/``one`` before a magnitude word, ``minus``/``plus``,
+   ``double``/``triple``, ``and a half``, and currency and percent words after a number). Output:
+   digits (``three hundred and fifty`` -> ``350``; ``twenty five hundred`` -> ``2500``; ``nineteen
+   ninety nine`` -> ``1999``; ``twenty first`` -> ``21st``; ``three point five million`` ->
+   ``3500000``), the sign as a word (``minus 2``), and currency and percent as words after the
+   number (``$12.50`` and ``twelve dollars and fifty cents`` -> ``12.50 dollars``; ``50%`` ->
+   ``50 percent``): SPEC §1 tokens drop symbols, and ``$5`` must not equal ``€5`` or ``5``.
+   Different values stay different (``300``/``3000``, ``hundred``/``thousand``). Overruled:
+
+   - a digit ``1`` on its own is written ``one`` as the library does, but only as a whole token
+     (the library's regex also rewrote ``1.5`` as ``one.5`` and ``$1`` as ``$one``);
+   - ``a hundred`` is ``100`` like ``one hundred`` (the library gave ``a 100``), but an article
+     written before digits (``a 100``) is a word of its own and stays;
+   - ``oh`` is zero only next to another number (``three oh five``; not ``oh no``), and the
+     letter ``o`` only after one (``three o five``; not ``c o two``);
+   - an ordinal right after a units word or a digit starts a new number (the library read
+     ``one second`` as ``12nd``); ``second`` after ``a``, ``one``, ``per``, ``each``, ``every``,
+     ``few``, ``split`` or a number is the unit of time and stays a word;
+   - a sign at the start of a run is kept (the library turned ``minus fifty dollars`` into
+     ``$50``);
+   - ``2 and a half`` is ``2.5`` like ``two and a half`` (the library only read it after a
+     number word);
+   - a third decade word in a row starts a new number (the library read ``twenty thirty sixty``
+     as ``203060``; it is ``2030 60``);
+   - ``ninth`` is an ordinal (the library only knows its misspelling ``nineth``);
+   - a run of digits only (``6 05``, ``555 1234``) is kept as written (the library dropped the
+     zero of ``05``, so normalising twice changed the text);
+   - a run does not continue across a pause (rule 2): written ``two, three`` is two numbers, not
+     the library's ``23``;
+   - ``two pounds fifty`` (``£2 50``) is ``2.50 pounds`` when two-digit pence end the run and the
+     amount is under 100 (so ``pay five dollars twenty times`` also reads ``5.20 dollars``:
+     spoken text cannot tell; ``three hundred dollars twenty boxes`` stays a list);
+   - a run is cut after 48 words (the library's cost grows faster than linearly);
+   - if the library fails on a run, the run's words are kept as they are.
+7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``);
+   ``o'clock`` after a number is dropped; ``p.m.``/``PM``/``p m`` after a number are ``pm`` (and
+   ``am``). Spoken hour-minute pairs (``three thirty``, ``ten oh five``) are ``3 30``/``10 05``
+   when they follow ``at``, ``by``, ``until``, ``till``, ``before``, ``after``, ``around``,
+   ``from`` or precede ``am``/``pm``/``o'clock`` (elsewhere ``three fifty`` is ``350``).
+8. **Dates and units**: an ordinal next to a month name is its number (``March 3rd`` = ``march
+   third`` = ``March 3``; ``3rd of March`` -> ``3 of march``); years are numbers by rule 6, and
+   ``1990's`` is ``1990s``; a month abbreviation written with ``.`` or a capital before a number
+   is the month (``Sept. 5``). Unit abbreviations after a number are words, singular after
+   ``one`` and plural otherwise (``5 km`` = ``five kilometers``, ``1 hr`` = ``one hour``; ``km kg
+   mg mcg cm mm mi ft yd(s) lb(s) oz ml gal tbsp tsp hr(s) min(s) sec(s) kb mb gb tb mph kph``;
+   not ``m``, ``g``, ``l``, ``in``, which are also words or names).
+9. **Spellings**: British spellings become American with the library's list (``colour`` ->
+   ``color``, ``centre`` -> ``center``, ``organise`` -> ``organize``); ``ok`` is ``okay``.
+10. **Compound spacing** (pair only, :func:`normalize_pair`): two or three adjacent word tokens
+    on one side whose concatenation is a token of the other side are joined (``week ends`` /
+    ``weekends``, ``e mail`` / ``email``, ``i o s`` / ``iOS``; hyphens were already separators). Only spellings present in the pair
+    are joined, so no word is invented.
+
+Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
+library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
+(``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
+digits; abbreviations other than titles, months, units and ``ok``; ``x`` for ``times``; feet and
+inches (``6'2"``); ``on 5 June`` against ``on the fifth of June``; a spoken time without a time
+word around it (``it's one fifteen`` is ``115``; ``at one fifteen`` is ``1 15``).
+
+:func:`normalize` never raises on a ``str``: lone surrogates and control characters are
+separators (SPEC §1), and a 1 MB line is linear work. Its version string :data:`NORMALIZER_VERSION`
+and :func:`normalizer_id` (which adds the library's version) belong in the signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from sitar._normalize_numbers import canonical_words
+from sitar._normalize_words import LIBRARY, Interval, load_library, read_pieces, read_words
+from sitar.errors import InputError
+from sitar.text import tokenize
+
+__all__ = [
+    "NORMALIZER_VERSION",
+    "Normalized",
+    "NormalizedPair",
+    "normalize",
+    "normalize_pair",
+    "normalizer_id",
+    "original_gap_spans",
+]
+
+#: Version of the rules in this module's docstring; with the library's version in the signature.
+NORMALIZER_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """A normalised string: the original, the canonical text, and each token's original span.
+
+    ``text`` is ``" ".join(tokens)``; ``spans[i]`` is the half-open character span of
+    ``original`` that token ``i`` came from.
+    """
+
+    original: str
+    tokens: tuple[str, ...]
+    spans: tuple[Interval, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+    def original_span(self, start: int, end: int) -> Interval:
+        """The original span of normalised tokens ``[start, end)``; for an empty interval, the
+        SPEC §4 insertion point (the original end of token ``start - 1``, or 0)."""
+        if end > start:
+            first = min(s for s, _ in self.spans[start:end])
+            last = max(e for _, e in self.spans[start:end])
+            return (first, last)
+        point = self.spans[start - 1][1] if start > 0 else 0
+        return (point, point)
+
+
+class NormalizedPair(NamedTuple):
+    """The normalised reference and hypothesis; ``texts`` is what :func:`sitar.segment` takes."""
+
+    reference: Normalized
+    hypothesis: Normalized
+
+    @property
+    def texts(self) -> tuple[str, str]:
+        return (self.reference.text, self.hypothesis.text)
+
+
+def normalizer_id() -> str:
+    """``sitar-norm-<rules version>+whisper-normalizer-<version>``, for the signature."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        library_version = version(LIBRARY)
+    except PackageNotFoundError:
+        library_version = "missing"
+    return f"sitar-norm-{NORMALIZER_VERSION}+{LIBRARY}-{library_version}"
+
+
+def _canonical(text: str) -> tuple[list[str], list[Interval]]:
+    """Rules 1-9: the canonical tokens of ``text`` and each one's original span."""
+    lib = load_library()
+    out = canonical_words(read_words(read_pieces(text), lib), lib)
+    tokens: list[str] = []
+    spans: list[Interval] = []
+    for word, span in out:
+        if word.isascii() and word.isalnum():  # one SPEC §1 token already (the common case)
+            tokens.append(word)
+            spans.append(span)
+            continue
+        for token in tokenize(word):  # each output token is exactly one SPEC §1 token
+            tokens.append(token.text)
+            spans.append(span)
+    return tokens, spans
+
+
+# --------------------------------------------------------------------------------------------
+# The public calls
+# --------------------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> Normalized:
+    """Canonicalise ``text`` (rules 1-9 of the module docstring) and keep original spans.
+
+    >>> n = normalize("Meet me at Gate 7C.")
+    >>> n.text, n.spans[-2:]
+    ('meet me at gate 7 c', ((16, 18), (16, 18)))
+    >>> normalize("I'm wiring $2,500 tonight").text
+    'i am wiring 2500 dollars tonight'
+    """
+    if not isinstance(text, str):
+        raise InputError(f"normalize() expects a str, got {type(text).__name__}")
+    tokens, spans = _canonical(text)
+    return Normalized(original=text, tokens=tuple(tokens), spans=tuple(spans))
+
+
+def normalize_pair(reference: str, hypothesis: str) -> NormalizedPair:
+    """Normalise both sides, then join compounds spelt apart on one side only (rule 10).
+
+    >>> pair = normalize_pair("The clinic is closed on weekends.", "the clinic is closed on week ends")
+    >>> pair.texts
+    ('the clinic is closed on weekends', 'the clinic is closed on weekends')
+    """
+    for name, value in (("reference", reference), ("hypothesis", hypothesis)):
+        if not isinstance(value, str):
+            raise InputError(f"{name} must be a str, got {type(value).__name__}")
+    ref, hyp = normalize(reference), normalize(hypothesis)
+    ref_joined = _join_compounds(ref, frozenset(hyp.tokens), frozenset(ref.tokens))
+    hyp_joined = _join_compounds(hyp, frozenset(ref.tokens), frozenset(hyp.tokens))
+    return NormalizedPair(ref_joined, hyp_joined)
+
+
+def _join_compounds(side: Normalized, other: frozenset[str], own: frozenset[str]) -> Normalized:
+    tokens, spans = side.tokens, side.spans
+    out_tokens: list[str] = []
+    out_spans: list[Interval] = []
+    i = 0
+    while i < len(tokens):
+        for width in (3, 2):  # the longest spelling first: "i o s" before "i o"
+            parts = tokens[i : i + width]
+            if len(parts) == width and all(map(str.isalpha, parts)):
+                joined = "".join(parts)
+                if joined in other and joined not in own:
+                    out_tokens.append(joined)
+                    out_spans.append(
+                        (
+                            min(s for s, _ in spans[i : i + width]),
+                            max(e for _, e in spans[i : i + width]),
+                        )
+                    )
+                    i += width
+                    break
+        else:
+            out_tokens.append(tokens[i])
+            out_spans.append(spans[i])
+            i += 1
+    if len(out_tokens) == len(tokens):
+        return side
+    return Normalized(side.original, tuple(out_tokens), tuple(out_spans))
+
+
+def original_gap_spans(
+    segmentation: Any, pair: NormalizedPair
+) -> tuple[tuple[Interval, Interval], ...]:
+    """For each gap of ``segment(*pair.texts)``: its (reference, hypothesis) spans in the
+    ORIGINAL strings (token intervals mapped through :meth:`Normalized.original_span`)."""
+    if (
+        segmentation.reference != pair.reference.text
+        or segmentation.hypothesis != pair.hypothesis.text
+    ):
+        raise InputError(
+            "original_gap_spans() needs the segmentation of this pair's normalised texts"
+        )
+    return tuple(
+        (
+            pair.reference.original_span(*gap.ref_tokens),
+            pair.hypothesis.original_span(*gap.hyp_tokens),
+        )
+        for gap in segmentation.gaps
+    )
