@@ -2,17 +2,24 @@
 
     python -m training.ledger [--root experiments]
 
-Each entry ``experiments/<id>/`` holds four files (``experiments/README.md`` describes them):
+Each entry ``experiments/<id>/`` holds (``experiments/README.md`` describes them):
 
 - ``preregistration.md``: what was decided before the run (the run, the step rule, the ship rule);
-- ``config.yaml``: the run's training config, loadable by ``python -m training --config``;
-- ``results.json``: schema ``sitar.experiment/1``, the figures and the ship rule's gates;
-- ``DECISION``: one line, ``<outcome>: <why>``, with an outcome from :data:`OUTCOMES`.
+- ``DECISION``: one line, ``<outcome>: <why>``, with an outcome from :data:`OUTCOMES`;
+- ``results.json``: the figures (required once the outcome is no longer ``pending``);
+- ``config.yaml``: for a training run, its training config, loadable by
+  ``python -m training --config``.
 
-:func:`load_experiment` reads and validates one entry, :func:`load_ledger` every entry. Validation
-also checks that the decision agrees with the gates: a ``shipped`` entry must pass every gate, a
-``not-shipped`` entry with gates must fail at least one. The command prints one line per entry and
-exits with code 2 and a one-line message on the first invalid entry.
+A **training** entry (one with ``config.yaml``, or whose ``results.json`` declares schema
+``sitar.experiment/1``) needs both, and its ``results.json`` follows that schema: figures, the ship
+rule as gates, and the config's provenance. Validation then also checks that the decision agrees
+with the gates (a ``shipped`` entry passes every gate, a ``not-shipped`` entry with gates fails at
+least one) and that an ``exact`` config has the recorded hash. A **study** entry (a choice made
+without training, e.g. a parameter chosen on validation data) needs only that its ``results.json``
+parses.
+
+:func:`load_experiment` reads and validates one entry, :func:`load_ledger` every entry. The command
+prints one line per entry and exits with code 2 and a one-line message on the first invalid entry.
 """
 
 from __future__ import annotations
@@ -32,11 +39,13 @@ from sitar.errors import InputError, SitarError
 from training.config import TrainConfig, load_config
 
 __all__ = [
+    "CONFIG_FILE",
     "CONFIG_PROVENANCES",
     "DECISION_FILE",
     "DEFAULT_ROOT",
     "OUTCOMES",
     "REQUIRED_FILES",
+    "RESULTS_FILE",
     "SCHEMA",
     "Experiment",
     "Gate",
@@ -48,7 +57,11 @@ __all__ = [
 #: Schema name of ``results.json``.
 SCHEMA = "sitar.experiment/1"
 DECISION_FILE = "DECISION"
-REQUIRED_FILES = ("preregistration.md", "config.yaml", "results.json", DECISION_FILE)
+CONFIG_FILE = "config.yaml"
+RESULTS_FILE = "results.json"
+#: Files every entry has; ``results.json`` too once the outcome is not ``pending``, and
+#: ``config.yaml`` in a training entry.
+REQUIRED_FILES = ("preregistration.md", DECISION_FILE)
 #: ``pending``: pre-registered, not yet decided; ``withdrawn``: stopped before a decision.
 OUTCOMES = ("shipped", "not-shipped", "pending", "withdrawn")
 #: ``exact``: the run's own resolved config (its hash is recorded); ``reconstructed``: rebuilt
@@ -94,16 +107,20 @@ class Experiment:
 
     id: str
     path: Path
+    #: ``training`` or ``study`` (module docstring).
+    kind: str
     outcome: str
     reason: str
-    config: TrainConfig
-    #: The parsed ``results.json``.
-    record: Mapping[str, Any]
+    #: The training config (training entries), else None.
+    config: TrainConfig | None
+    #: The parsed ``results.json`` (None for a pending entry without one).
+    record: Any
     gates: tuple[Gate, ...]
 
     @property
     def results(self) -> Mapping[str, Mapping[str, Any]]:
-        return self.record["results"]
+        """The figures of a training entry's ``results.json`` (empty otherwise)."""
+        return self.record["results"] if self.kind == "training" and self.record else {}
 
     def gate_outcomes(self) -> list[tuple[Gate, bool | None]]:
         return [(gate, gate.evaluate(self.results)) for gate in self.gates]
@@ -117,7 +134,8 @@ def load_experiment(folder: str | Path) -> Experiment:
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if missing:
         raise InputError(
-            f"{folder}: missing {', '.join(missing)} (an entry needs {', '.join(REQUIRED_FILES)})"
+            f"{folder}: missing {', '.join(missing)} (every entry needs "
+            f"{', '.join(REQUIRED_FILES)})"
         )
     if not _ID.match(folder.name):
         raise InputError(
@@ -126,19 +144,23 @@ def load_experiment(folder: str | Path) -> Experiment:
     if not (folder / "preregistration.md").read_text(encoding="utf-8").strip():
         raise InputError(f"{folder / 'preregistration.md'}: empty")
     outcome, reason = _read_decision(folder / DECISION_FILE)
-    record = _read_results(folder / "results.json", folder.name)
-    config = load_config(folder / "config.yaml")
+    has_results = (folder / RESULTS_FILE).is_file()
+    if not has_results and outcome != "pending":
+        raise InputError(f"{folder}: missing {RESULTS_FILE} (only a pending entry may lack it)")
+    record = _read_json(folder / RESULTS_FILE) if has_results else None
+    declares = isinstance(record, dict) and "schema" in record
+    if not (folder / CONFIG_FILE).is_file() and not declares:
+        return Experiment(folder.name, folder, "study", outcome, reason, None, record, ())
+    # A training entry.
+    if not (folder / CONFIG_FILE).is_file():
+        raise InputError(f"{folder}: missing {CONFIG_FILE} (a training entry's config)")
+    config = load_config(folder / CONFIG_FILE)
+    if record is None:
+        return Experiment(folder.name, folder, "training", outcome, reason, config, None, ())
+    _check_results(folder / RESULTS_FILE, record, folder.name)
     _check_config(folder, record["config"], config)
-    gates = _read_gates(folder / "results.json", record)
-    experiment = Experiment(
-        id=folder.name,
-        path=folder,
-        outcome=outcome,
-        reason=reason,
-        config=config,
-        record=record,
-        gates=gates,
-    )
+    gates = _read_gates(folder / RESULTS_FILE, record)
+    experiment = Experiment(folder.name, folder, "training", outcome, reason, config, record, gates)
     _check_decision(experiment)
     return experiment
 
@@ -151,7 +173,12 @@ def load_ledger(root: str | Path = DEFAULT_ROOT) -> list[Experiment]:
     entries = [load_experiment(p) for p in sorted(root.iterdir()) if p.is_dir()]
     if not entries:
         raise InputError(f"{root}: no experiment folders")
-    return sorted(entries, key=lambda e: (e.record["date"], _natural(e.id)))
+    return sorted(entries, key=lambda e: (_date(e), _natural(e.id)))
+
+
+def _date(entry: Experiment) -> str:
+    """A training entry's recorded date; other entries sort last."""
+    return entry.record["date"] if entry.kind == "training" and entry.record else "9999"
 
 
 def _natural(text: str) -> list[Any]:
@@ -172,11 +199,15 @@ def _read_decision(path: Path) -> tuple[str, str]:
     return match["outcome"], match["reason"]
 
 
-def _read_results(path: Path, experiment_id: str) -> dict[str, Any]:
+def _read_json(path: Path) -> Any:
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: invalid JSON at line {e.lineno}: {e.msg}") from e
+
+
+def _check_results(path: Path, record: Any, experiment_id: str) -> None:
+    """A training entry's ``results.json`` (schema ``sitar.experiment/1``)."""
     if not isinstance(record, dict):
         raise InputError(f"{path}: expected a JSON object, got {type(record).__name__}")
     for key in ("schema", "id", "date", "config", "results", "gates", "unknown"):
@@ -204,7 +235,6 @@ def _read_results(path: Path, experiment_id: str) -> dict[str, Any]:
                     f"{path}: results[{name!r}][{metric!r}] must be a number, null (not "
                     f"recorded) or a list of them, got {value!r}"
                 )
-    return record
 
 
 def _is_figure(value: Any) -> bool:
@@ -291,12 +321,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ledger: error: {e}", file=sys.stderr)
         return 2
     for entry in entries:
-        outcomes = [holds for _, holds in entry.gate_outcomes()]
-        print(
-            f"{entry.id:20s} {entry.record['date']}  {entry.outcome:12s} gates: "
-            f"{outcomes.count(True)} hold, {outcomes.count(False)} fail, "
-            f"{outcomes.count(None)} not recorded  config: {entry.record['config']['provenance']}"
-        )
+        line = f"{entry.id:20s} {entry.kind:9s} {entry.outcome:12s}"
+        if entry.kind == "training" and entry.record:
+            outcomes = [holds for _, holds in entry.gate_outcomes()]
+            line += (
+                f" gates: {outcomes.count(True)} hold, {outcomes.count(False)} fail, "
+                f"{outcomes.count(None)} not recorded; config "
+                f"{entry.record['config']['provenance']}"
+            )
+        print(line)
     return 0
 
 

@@ -1,6 +1,6 @@
-"""The experiment ledger (experiments/, training/ledger.py): every entry has its four files, a valid
-decision that agrees with its gates, a results.json that parses, and a config that
-``python -m training --config`` loads."""
+"""The experiment ledger (experiments/, training/ledger.py): every entry has its files, a valid
+decision (that agrees with its gates in a training entry), a results.json that parses, and every
+training entry a config that ``python -m training --config`` loads."""
 
 from __future__ import annotations
 
@@ -15,7 +15,15 @@ pytest.importorskip("yaml")
 from sitar.errors import InputError
 from training.__main__ import build_parser
 from training.config import load_config
-from training.ledger import DEFAULT_ROOT, REQUIRED_FILES, load_experiment, load_ledger, main
+from training.ledger import (
+    CONFIG_FILE,
+    DEFAULT_ROOT,
+    REQUIRED_FILES,
+    RESULTS_FILE,
+    load_experiment,
+    load_ledger,
+    main,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "checkpoints" / "sitar-minilm-gap-v5"
@@ -29,11 +37,15 @@ def test_every_entry_is_valid_and_v5_to_v10_are_there():
     for entry in entries:
         for name in REQUIRED_FILES:
             assert (entry.path / name).is_file()
-        json.loads((entry.path / "results.json").read_text(encoding="utf-8"))
+        if entry.outcome != "pending":
+            json.loads((entry.path / RESULTS_FILE).read_text(encoding="utf-8"))
+        if entry.id.startswith("minilm-gap-"):
+            assert entry.kind == "training"
+            assert (entry.path / CONFIG_FILE).is_file()
 
 
 def test_only_the_shipped_checkpoint_is_shipped_and_its_config_is_the_runs_own():
-    shipped = [e for e in load_ledger() if e.outcome == "shipped"]
+    shipped = [e for e in load_ledger() if e.outcome == "shipped" and e.kind == "training"]
     assert [e.id for e in shipped] == ["minilm-gap-v5"]
     recorded = json.loads((SHIPPED / "sitar_config.json").read_text(encoding="utf-8"))
     assert shipped[0].config.hash() == recorded["training_config_hash"]
@@ -43,6 +55,8 @@ def test_only_the_shipped_checkpoint_is_shipped_and_its_config_is_the_runs_own()
 def test_training_runs_from_a_ledger_config():
     """`python -m training --config experiments/<id>/config.yaml` parses and loads the config."""
     for entry in load_ledger():
+        if entry.config is None:
+            continue
         path = entry.path / "config.yaml"
         args = build_parser().parse_args(["--config", str(path)])
         assert load_config(args.config, args.overrides) == entry.config
@@ -67,7 +81,7 @@ def _edit_results(folder: Path, edit) -> None:
     path.write_text(json.dumps(record), encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", REQUIRED_FILES)
+@pytest.mark.parametrize("name", [*REQUIRED_FILES, RESULTS_FILE, CONFIG_FILE])
 def test_a_missing_file_is_named(tmp_path, name):
     folder = _copy(tmp_path)
     (folder / name).unlink()
@@ -150,3 +164,26 @@ def test_the_cli_exits_2_on_a_bad_entry(tmp_path, capsys):
     (folder / "DECISION").unlink()
     assert main(["--root", str(folder.parent)]) == 2
     assert "missing DECISION" in capsys.readouterr().err
+
+
+def test_a_pending_entry_may_wait_for_its_results_and_config(tmp_path):
+    folder = _copy(tmp_path)
+    (folder / RESULTS_FILE).unlink()
+    (folder / "DECISION").write_text("pending: pre-registered, not run\n", encoding="utf-8")
+    entry = load_experiment(folder)
+    assert (entry.kind, entry.record, entry.gates) == ("training", None, ())
+    (folder / CONFIG_FILE).unlink()
+    assert load_experiment(folder).kind == "study"
+
+
+def test_a_study_entry_needs_parseable_results(tmp_path):
+    folder = tmp_path / "ledger" / "some-choice"
+    folder.mkdir(parents=True)
+    (folder / "preregistration.md").write_text("# rule\n\nThe highest agreement.\n")
+    (folder / "DECISION").write_text("shipped: the highest agreement\n")
+    (folder / RESULTS_FILE).write_text('{"grid": [1, 2]}')
+    entry = load_experiment(folder)
+    assert (entry.kind, entry.config, entry.record) == ("study", None, {"grid": [1, 2]})
+    (folder / RESULTS_FILE).write_text('{"grid": [1, 2]')
+    with pytest.raises(InputError, match="invalid JSON"):
+        load_experiment(folder)
