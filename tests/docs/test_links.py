@@ -123,8 +123,8 @@ def test_nothing_refers_to_the_shared_folder_outside_the_repository():
     needles = ("../shared", "shared/SPEC.md")
     found = []
     for path in _tracked("*"):
-        if path == THIS:
-            continue
+        if path == THIS or path.stat().st_size > 2_000_000:
+            continue  # this file names the needles; large files are data (graphs, corpora)
         try:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
