@@ -10,13 +10,13 @@ Each entry ``experiments/<id>/`` holds (``experiments/README.md`` describes them
 - ``config.yaml``: for a training run, its training config, loadable by
   ``python -m training --config``.
 
-A **training** entry (one with ``config.yaml``, or whose ``results.json`` declares schema
-``sitar.experiment/1``) needs both, and its ``results.json`` follows that schema: figures, the ship
-rule as gates, and the config's provenance. Validation then also checks that the decision agrees
-with the gates (a ``shipped`` entry passes every gate, a ``not-shipped`` entry with gates fails at
-least one) and that an ``exact`` config has the recorded hash. A **study** entry (a choice made
-without training, e.g. a parameter chosen on validation data) needs only that its ``results.json``
-parses.
+A **training** entry has ``config.yaml``, and its ``results.json`` follows schema
+``sitar.experiment/1``: the figures, the ship rule as gates, and the config's provenance (an
+``exact`` config must have the recorded hash). A **study** entry (a choice made without training,
+e.g. a decoding rule or a parameter chosen on validation data) has no config; its ``results.json``
+must parse, and when it declares the schema (with ``"config": null``) it is checked the same way.
+For every entry whose results declare the schema, the decision must agree with the gates: a
+``shipped`` entry passes every gate, a ``not-shipped`` entry with gates fails at least one.
 
 :func:`load_experiment` reads and validates one entry, :func:`load_ledger` every entry. The command
 prints one line per entry and exits with code 2 and a one-line message on the first invalid entry.
@@ -119,8 +119,8 @@ class Experiment:
 
     @property
     def results(self) -> Mapping[str, Mapping[str, Any]]:
-        """The figures of a training entry's ``results.json`` (empty otherwise)."""
-        return self.record["results"] if self.kind == "training" and self.record else {}
+        """The figures of a ``sitar.experiment/1`` results file (empty otherwise)."""
+        return self.record["results"] if _declares_schema(self.record) else {}
 
     def gate_outcomes(self) -> list[tuple[Gate, bool | None]]:
         return [(gate, gate.evaluate(self.results)) for gate in self.gates]
@@ -148,21 +148,37 @@ def load_experiment(folder: str | Path) -> Experiment:
     if not has_results and outcome != "pending":
         raise InputError(f"{folder}: missing {RESULTS_FILE} (only a pending entry may lack it)")
     record = _read_json(folder / RESULTS_FILE) if has_results else None
-    declares = isinstance(record, dict) and "schema" in record
-    if not (folder / CONFIG_FILE).is_file() and not declares:
-        return Experiment(folder.name, folder, "study", outcome, reason, None, record, ())
-    # A training entry.
-    if not (folder / CONFIG_FILE).is_file():
-        raise InputError(f"{folder}: missing {CONFIG_FILE} (a training entry's config)")
-    config = load_config(folder / CONFIG_FILE)
-    if record is None:
-        return Experiment(folder.name, folder, "training", outcome, reason, config, None, ())
+    has_config = (folder / CONFIG_FILE).is_file()
+    config = load_config(folder / CONFIG_FILE) if has_config else None
+    kind = "training" if has_config else "study"
+    if not _declares_schema(record):
+        if has_config and record is not None:
+            raise InputError(
+                f"{folder / RESULTS_FILE}: a training entry's results follow schema {SCHEMA!r} "
+                "(the 'schema' key is missing)"
+            )
+        return Experiment(folder.name, folder, kind, outcome, reason, config, record, ())
     _check_results(folder / RESULTS_FILE, record, folder.name)
-    _check_config(folder, record["config"], config)
+    if record["config"] is None:
+        if has_config:
+            raise InputError(
+                f"{folder / RESULTS_FILE}: config is null, but the entry has {CONFIG_FILE}; "
+                "record its provenance"
+            )
+    elif config is None:
+        raise InputError(
+            f"{folder}: missing {CONFIG_FILE} ({RESULTS_FILE} describes a training config)"
+        )
+    else:
+        _check_config(folder, record["config"], config)
     gates = _read_gates(folder / RESULTS_FILE, record)
-    experiment = Experiment(folder.name, folder, "training", outcome, reason, config, record, gates)
+    experiment = Experiment(folder.name, folder, kind, outcome, reason, config, record, gates)
     _check_decision(experiment)
     return experiment
+
+
+def _declares_schema(record: Any) -> bool:
+    return isinstance(record, dict) and "schema" in record
 
 
 def load_ledger(root: str | Path = DEFAULT_ROOT) -> list[Experiment]:
@@ -177,8 +193,8 @@ def load_ledger(root: str | Path = DEFAULT_ROOT) -> list[Experiment]:
 
 
 def _date(entry: Experiment) -> str:
-    """A training entry's recorded date; other entries sort last."""
-    return entry.record["date"] if entry.kind == "training" and entry.record else "9999"
+    """The recorded date of a ``sitar.experiment/1`` entry; other entries sort last."""
+    return entry.record["date"] if _declares_schema(entry.record) else "9999"
 
 
 def _natural(text: str) -> list[Any]:
@@ -322,13 +338,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for entry in entries:
         line = f"{entry.id:20s} {entry.kind:9s} {entry.outcome:12s}"
-        if entry.kind == "training" and entry.record:
+        if entry.gates:
             outcomes = [holds for _, holds in entry.gate_outcomes()]
             line += (
                 f" gates: {outcomes.count(True)} hold, {outcomes.count(False)} fail, "
-                f"{outcomes.count(None)} not recorded; config "
-                f"{entry.record['config']['provenance']}"
+                f"{outcomes.count(None)} not recorded"
             )
+        if entry.config is not None and _declares_schema(entry.record):
+            line += f"; config {entry.record['config']['provenance']}"
         print(line)
     return 0
 

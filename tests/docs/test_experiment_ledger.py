@@ -187,3 +187,22 @@ def test_a_study_entry_needs_parseable_results(tmp_path):
     (folder / RESULTS_FILE).write_text('{"grid": [1, 2]')
     with pytest.raises(InputError, match="invalid JSON"):
         load_experiment(folder)
+
+
+def test_a_study_that_declares_the_schema_has_its_gates_checked(tmp_path):
+    folder = _copy(tmp_path, "v4-median-decoding")  # the dev set failed its gate
+    assert load_experiment(folder).kind == "study"
+    (folder / "DECISION").write_text("shipped: better everywhere else\n", encoding="utf-8")
+    with pytest.raises(InputError, match="pairwise_pct"):
+        load_experiment(folder)
+
+
+def test_a_training_entry_needs_schema_results_and_its_config_provenance(tmp_path):
+    folder = _copy(tmp_path)
+    _edit_results(folder, lambda r: r.pop("schema"))
+    with pytest.raises(InputError, match="schema"):
+        load_experiment(folder)
+    folder = _copy(tmp_path / "second")
+    _edit_results(folder, lambda r: r.update(config=None))
+    with pytest.raises(InputError, match="record its provenance"):
+        load_experiment(folder)
