@@ -1,4 +1,4 @@
-"""The experiment ledger: one folder per training experiment under ``experiments/``.
+"""The experiment ledger: one folder per experiment under ``experiments/``.
 
     python -m training.ledger [--root experiments]
 
@@ -182,11 +182,16 @@ def _declares_schema(record: Any) -> bool:
 
 
 def load_ledger(root: str | Path = DEFAULT_ROOT) -> list[Experiment]:
-    """Every entry under ``root`` (each sub-folder is one), sorted by date, then id."""
+    """Every entry under ``root`` (each sub-folder not starting with ``.`` or ``_`` is one), sorted
+    by date, then id."""
     root = Path(root)
     if not root.is_dir():
         raise InputError(f"ledger folder not found: {root}")
-    entries = [load_experiment(p) for p in sorted(root.iterdir()) if p.is_dir()]
+    entries = [
+        load_experiment(p)
+        for p in sorted(root.iterdir())
+        if p.is_dir() and not p.name.startswith((".", "_"))
+    ]
     if not entries:
         raise InputError(f"{root}: no experiment folders")
     return sorted(entries, key=lambda e: (_date(e), _natural(e.id)))
