@@ -22,6 +22,7 @@ without editing the site.
 
 from __future__ import annotations
 
+import functools
 import logging
 import posixpath
 import re
@@ -41,7 +42,9 @@ CARDS_GLOB = "data_cards/*.md"
 CARDS_DIR = "data-cards"
 
 _SNIPPET = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])(?P<path>[^"']+)\1\s*$""")
-_SECTION = re.compile(r"-{1,}8<-{1,}\s+\[\s*(?P<type>start|end)\s*:\s*(?P<name>[a-z][-_0-9a-z]*)\s*\]")
+_SECTION = re.compile(
+    r"-{1,}8<-{1,}\s+\[\s*(?P<type>start|end)\s*:\s*(?P<name>[a-z][-_0-9a-z]*)\s*\]"
+)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 # A code span: a run of backticks up to the same run, possibly over lines but not over a blank line.
@@ -72,6 +75,34 @@ def _prose(lines: list[str]):
             yield i, line
 
 
+_ANCHOR_TAG = re.compile(r"<a\s+(?:name|id)=\"([^\"]+)\"")
+
+
+@functools.cache
+def file_anchors(path: str) -> dict[str, frozenset[str]]:
+    """GitHub's heading anchors of a repository markdown file, each with the snippet sections
+    (``<!-- --8<-- [start:name] -->``) that hold it."""
+    lines = (ROOT / path).read_text(encoding="utf-8").split("\n")
+    seen: dict[str, int] = {}
+    inside: set[str] = set()
+    found: dict[str, frozenset[str]] = {}
+    for _, line in _prose(lines):
+        marker = _SECTION.search(line)
+        if marker:
+            name = marker.group("name")
+            (inside.add if marker.group("type") == "start" else inside.discard)(name)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            base = slug(heading.group(1))
+            count = seen.get(base, 0)
+            seen[base] = count + 1
+            found[base if count == 0 else f"{base}-{count}"] = frozenset(inside)
+        for name in _ANCHOR_TAG.findall(line):
+            found[name] = frozenset(inside)
+    return found
+
+
 class SiteMap:
     """Which site page holds each repository file, and each README anchor."""
 
@@ -88,47 +119,35 @@ class SiteMap:
                 continue
             path, _, section = match.group("path").partition(":")
             if section:
-                for anchor in self._section_anchors(path, section):
-                    self.anchors.setdefault(path, {})[anchor] = page
+                for anchor, sections in file_anchors(path).items():
+                    if section in sections:
+                        self.anchors.setdefault(path, {})[anchor] = page
             else:
                 self.pages[path] = page
-
-    def _section_anchors(self, path: str, section: str) -> list[str]:
-        lines = (ROOT / path).read_text(encoding="utf-8").split("\n")
-        seen: dict[str, int] = {}
-        inside: set[str] = set()
-        found = []
-        for _, line in _prose(lines):
-            marker = _SECTION.search(line)
-            if marker:
-                name = marker.group("name")
-                (inside.add if marker.group("type") == "start" else inside.discard)(name)
-                continue
-            heading = _HEADING.match(line)
-            if heading:
-                base = slug(heading.group(1))
-                count = seen.get(base, 0)
-                seen[base] = count + 1
-                if section in inside:
-                    found.append(base if count == 0 else f"{base}-{count}")
-        return found
 
     def link(self, target: str, source: str) -> str:
         """The site link for ``target`` written in the repository file ``source``."""
         if _SCHEME.match(target) or target.startswith("/"):
             return target
         path, _, anchor = target.partition("#")
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(source), path)) if path else source
+        resolved = (
+            posixpath.normpath(posixpath.join(posixpath.dirname(source), path)) if path else source
+        )
         fragment = f"#{anchor}" if anchor else ""
         if resolved.startswith("../") or not (ROOT / resolved).exists():
             log.warning("%s links to %r, which is not in the repository", source, target)
+            return target
+        if anchor and resolved.endswith(".md") and anchor not in file_anchors(resolved):
+            log.warning(
+                "%s links to %r, but %s has no heading with that anchor", source, target, resolved
+            )
             return target
         if anchor and resolved in self.anchors:
             page = self.anchors[resolved].get(anchor)
         else:
             page = self.pages.get(resolved)
-            if page is None and resolved in self.anchors and not anchor:
-                page = "index.md" if resolved == "README.md" else None
+            if page is None and resolved == "README.md" and not anchor:
+                page = "index.md"
         if page is not None:
             return f"/{page}{fragment}"
         kind = "tree" if (ROOT / resolved).is_dir() else "blob"
@@ -193,6 +212,7 @@ def _cards() -> list[Path]:
 @event_priority(100)  # before other plugins read the markdown extensions
 def on_config(config: Any) -> Any:
     global SITE
+    file_anchors.cache_clear()  # `mkdocs serve` rebuilds after edits
     SITE = SiteMap(config["repo_url"])
     extensions = config["markdown_extensions"]
     index = extensions.index("pymdownx.snippets")
