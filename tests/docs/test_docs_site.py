@@ -228,6 +228,14 @@ def test_the_whole_readme_is_on_the_site():
     headings = list(hooks().file_anchors("README.md"))
     missing = [a for a in headings[1:] if a not in site.anchors["README.md"]]  # [0]: the title
     assert not missing, f"README sections that no docs page includes: {missing}"
+    # each section opens once and closes once, after it opens (an unclosed one would run to the end)
+    marks = [
+        (m.group("type"), m.group("name"))
+        for m in map(hooks()._SECTION.search, (ROOT / "README.md").read_text("utf-8").split("\n"))
+        if m
+    ]
+    for name in {n for _, n in marks}:
+        assert [k for k, n in marks if n == name] == ["start", "end"], name
 
 
 def _page_blocks() -> dict[str, list[CodeBlock]]:
