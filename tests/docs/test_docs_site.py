@@ -376,6 +376,12 @@ def test_mkdocs_build_strict_fails_on_a_broken_anchor(tmp_path):
     config = config.replace("- docs/griffe_doctest.py", f"- {DOCS / 'griffe_doctest.py'}")
     config = config.replace('paths: ["."]', f'paths: ["{ROOT}"]')
     config = config.replace("nav:\n", "nav:\n  - Broken: broken.md\n")
+    watch = re.search(r"^watch:\n((?:  - .*\n)+)", config, re.MULTILINE)
+    assert watch, "mkdocs.yml: the watch list"
+    absolute = re.sub(
+        r"^  - (.*)$", lambda m: f"  - {ROOT / m.group(1)}", watch.group(1), flags=re.M
+    )
+    config = config.replace(watch.group(1), absolute)
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
     proc = _build(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert proc.returncode != 0
