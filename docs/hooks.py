@@ -15,9 +15,9 @@ Rewritten page links are absolute (``/cli.md#anchor``) and MkDocs checks them ag
 hold fails the strict build. A relative link whose target is not in the repository is logged as a
 warning, which fails the strict build too.
 
-It also makes one page per data card (``data_cards/*.md``, generated under ``data-cards/``) and fills
-the nav entry whose value is the glob ``data_cards/*.md`` with them, so a new card is published
-without editing the site.
+It also makes one page per data card (``data_cards/*.md``, generated under ``data-cards/``) and puts
+them in the nav where it lists the glob ``data_cards/*.md``, so a new card is published without
+editing the site.
 """
 
 from __future__ import annotations
@@ -219,16 +219,18 @@ def on_config(config: Any) -> Any:
     extensions[index] = RepoSnippetExtension(**config["mdx_configs"].pop("pymdownx.snippets", {}))
     card_pages = [f"{CARDS_DIR}/{card.name}" for card in _cards()]
 
-    def expand(items: list[Any]) -> None:
+    def expand(items: list[Any]) -> list[Any]:
+        out: list[Any] = []
         for item in items:
-            if isinstance(item, dict):
-                for key, value in item.items():
-                    if value == CARDS_GLOB:
-                        item[key] = card_pages
-                    elif isinstance(value, list):
-                        expand(value)
+            if item == CARDS_GLOB:
+                out += card_pages
+            elif isinstance(item, dict):
+                out.append({k: expand(v) if isinstance(v, list) else v for k, v in item.items()})
+            else:
+                out.append(item)
+        return out
 
-    expand(config["nav"] or [])
+    config["nav"] = expand(config["nav"] or [])
     return config
 
 
