@@ -216,7 +216,9 @@ def on_config(config: Any) -> Any:
     SITE = SiteMap(config["repo_url"])
     extensions = config["markdown_extensions"]
     index = extensions.index("pymdownx.snippets")
-    extensions[index] = RepoSnippetExtension(**config["mdx_configs"].pop("pymdownx.snippets", {}))
+    options = config["mdx_configs"].pop("pymdownx.snippets", {})
+    options["base_path"] = [str(ROOT)]  # included paths are repository paths, wherever mkdocs runs
+    extensions[index] = RepoSnippetExtension(**options)
     card_pages = [f"{CARDS_DIR}/{card.name}" for card in _cards()]
 
     def expand(items: list[Any]) -> list[Any]:
