@@ -37,7 +37,6 @@ from pymdownx.snippets import SnippetExtension, SnippetPreprocessor
 log = logging.getLogger("mkdocs.hooks.repo_links")
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ROOT / "docs"
 CARDS_GLOB = "data_cards/*.md"
 CARDS_DIR = "data-cards"
 
