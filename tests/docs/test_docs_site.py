@@ -178,11 +178,9 @@ def test_every_code_block_on_the_site_runs_or_is_marked():
     )
     counts = Counter(how_run(b) for b in blocks)
     print(dict(counts))
-    # the site shows the README's examples, this file's own examples, and the marked command lines
-    assert counts["tests/test_readme.py"] >= 6, counts
-    assert counts["run here"] >= 3, counts
-    assert counts["parsed here"] >= 2, counts
-    assert counts["marked"] >= 30, counts
+    # the collector sees the site's blocks: the README's examples, this file's own, the marked ones
+    assert len(blocks) >= 40, counts
+    assert set(counts) == {"tests/test_readme.py", "run here", "parsed here", "marked"}, counts
 
 
 def test_the_block_conventions_are_honoured():
@@ -322,8 +320,8 @@ def test_api_page_docstring_examples_run(tmp_path, monkeypatch):
             runner.run(test, out=lambda text: print(text, end=""))
     failed, attempted = runner.summarize(verbose=False)
     assert failed == 0
-    # segment and score_from_tiers run; Scorer's examples need a checkpoint path (+SKIP)
-    assert attempted >= 5 and found > attempted, (attempted, found)
+    print(f"{attempted} docstring examples run, {found - attempted} skipped")
+    assert attempted >= 5, (attempted, found)  # segment's and score_from_tiers' at least
 
 
 # --- the build ------------------------------------------------------------------------------------
