@@ -1,4 +1,4 @@
-"""SITAR's offline annotation pipeline (SPEC §6): builds supervision records from ASR pairs.
+"""SITAR's offline annotation pipeline (spec §6, docs/spec.md): builds supervision records from ASR pairs.
 
 Not installed with ``sitar``; run it from a checkout as ``python -m annotation`` with the
 ``sitar[annotate]`` extra (httpx, tqdm, scikit-learn). It imports the sitar core only -- never

@@ -1,4 +1,4 @@
-"""SPEC §6 augmentation: selective gap correction that keeps β, then upsampling of sparse bins.
+"""spec §6 (docs/spec.md) augmentation: selective gap correction that keeps β, then upsampling of sparse bins.
 
 For a labelled pair with at least three gaps, a *variant* restores a non-empty, proper subset of
 its gaps to the reference (:meth:`sitar.gaps.Segmentation.apply` over the kept gaps) while keeping

@@ -20,17 +20,17 @@ from sitar.targets import DEFAULT_RHO
 
 __all__ = ["PROTOCOL_VERSION", "ROUNDS", "ProtocolConfig", "RunConfig", "load_config"]
 
-#: Version of the annotation protocol implemented in annotation.protocol (SPEC §6).
+#: Version of the annotation protocol implemented in annotation.protocol (spec §6, docs/spec.md).
 PROTOCOL_VERSION = "1"
-#: SPEC §6.1: three independent rounds.
+#: spec §6.1: three independent rounds.
 ROUNDS = 3
 
 
 @dataclass
 class ProtocolConfig:
-    """SPEC §6 settings."""
+    """spec §6 settings."""
 
-    #: Committee size N (SPEC §6.4; default 4).
+    #: Committee size N (spec §6.4; default 4).
     reviewers: int = 4
     #: How often an unusable answer is re-asked before the call is recorded as a failure.
     max_invalid: int = 2

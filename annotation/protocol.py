@@ -1,4 +1,4 @@
-"""SPEC §6 as code: rounds, self-consistency, majority, committee review, filter and target.
+"""spec §6 (docs/spec.md) as code: rounds, self-consistency, majority, committee review, filter and target.
 
 :func:`annotate_pair` runs the protocol for one pair through an ``ask`` callable that returns one
 annotator answer. The live pipeline passes an ``ask`` that consults the journal and calls the model
@@ -33,7 +33,7 @@ __all__ = [
     "round_contradictions",
 ]
 
-#: Why a pair can be rejected (SPEC §6): a round contradicted itself, a gap had no majority
+#: Why a pair can be rejected (spec §6): a round contradicted itself, a gap had no majority
 #: tier, the review fell outside {majority, dissent}, or an answer stayed invalid after re-asks.
 REJECTION_REASONS = ("contradiction", "no_majority", "filter", "failure")
 
@@ -77,7 +77,7 @@ class PairOutcome:
 
 
 def round_contradictions(ranking: Sequence[Sequence[str]], tiers: Mapping[str, int]) -> list[str]:
-    """SPEC §6.2: every way one round's ranking and tiers contradict each other.
+    """spec §6.2: every way one round's ranking and tiers contradict each other.
 
     ``g_i ≺ g_j`` with ``t_i > t_j``, ``g_i ≈ g_j`` with ``t_i != t_j``, or ``g_i ≈ baseline``
     with ``t_i != 0``. Returns human-readable descriptions (empty when consistent).
@@ -104,7 +104,7 @@ def round_contradictions(ranking: Sequence[Sequence[str]], tiers: Mapping[str, i
 
 
 def majority_tier(round_tiers: Sequence[int]) -> tuple[int | None, int | None]:
-    """SPEC §6.3: ``(t_maj, t_dis)`` from one gap's round tiers.
+    """spec §6.3: ``(t_maj, t_dis)`` from one gap's round tiers.
 
     ``t_maj`` is the tier given in at least two rounds (None if there is none); ``t_dis`` is the
     single dissenting tier when exactly one round disagrees with the majority, else None.
@@ -118,7 +118,7 @@ def majority_tier(round_tiers: Sequence[int]) -> tuple[int | None, int | None]:
 
 
 def committee_tier(votes: Sequence[int], t_maj: int) -> int:
-    """SPEC §6.4: the committee's tier: most votes; ties go to the tier nearest ``t_maj``, then
+    """spec §6.4: the committee's tier: most votes; ties go to the tier nearest ``t_maj``, then
     to the lower tier."""
     if not votes:
         raise InputError("a committee needs at least one reviewer vote")

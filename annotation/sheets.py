@@ -6,7 +6,7 @@ with the gap marked ``[[reference text => hypothesis text]]``. People fill ``tie
 ``T1`` or ``T2`` (``0``/``1``/``2`` are accepted too) and may fill ``rank``: an integer where 0
 means "no more distortion than the unchanged reference", equal ranks mean ≈ and a higher rank
 means more distortion. A pair without gaps gets one row with an empty ``gap_id`` (its score is 0).
-The optional ``direction`` column marks a boundary case (SPEC §5: ``T_t -> T_{t+δ}``): ``+`` when the
+The optional ``direction`` column marks a boundary case (spec §5 (docs/spec.md): ``T_t -> T_{t+δ}``): ``+`` when the
 gap sits at the upper edge of its tier (towards the next tier up), ``-`` at the lower edge, empty or
 ``0`` when it is a clear case; a tier may also carry it as a suffix (``T1+``, ``T2-``). ``+`` is
 impossible at T2 and ``-`` at T0.
@@ -14,7 +14,7 @@ impossible at T2 and ``-`` at T0.
 Reading sheets back re-segments each pair and checks that the gap texts still match (a sheet edited
 out of alignment is an :class:`~sitar.errors.InputError` naming the file and line). With several
 sheets (annotators), a gap's tier is the label given by more than half of them. Outcomes: a pair
-with an empty tier is ``unlabeled``; ranks that contradict the tiers (SPEC §6.2) reject it as
+with an empty tier is ``unlabeled``; ranks that contradict the tiers (spec §6.2) reject it as
 ``contradiction``; no majority rejects it as ``no_majority``. A gap's direction is the one given by
 more than half of the sheets that gave its majority tier, else 0 (a clear case).
 """

@@ -1,4 +1,4 @@
-"""SPEC §6 split: 75 / 10 / 15 train / validation / test, grouped by reference text.
+"""spec §6 (docs/spec.md) split: 75 / 10 / 15 train / validation / test, grouped by reference text.
 
 All records that share a reference string land in the same split, so no reference crosses splits.
 The split is drawn with scikit-learn's ``GroupShuffleSplit`` (twice: test off the whole set, then

@@ -23,7 +23,7 @@ is the best of ``--repeat`` interleaved rounds.
 ``tracemalloc`` (which sees numpy buffers) for its peak memory: the new and the v1 decomposition
 (``segment``) and jiwer.
 
-``--tokenize``: SPEC §1 tokenization against the v1 per-character tokenizer on realistic strings.
+``--tokenize``: spec §1 (docs/spec.md) tokenization against the v1 per-character tokenizer on realistic strings.
 
 Machines here are noisy: compare ratios from one run, not absolute numbers across runs.
 """

@@ -1,4 +1,4 @@
-"""Scorer throughput and batch invariance, side by side in one run (SPEC §7b, issue: gap-aware
+"""Scorer throughput and batch invariance, side by side in one run (spec §7b (docs/spec.md), issue: gap-aware
 scoring).
 
     python benchmarks/bench_gap_scoring.py --checkpoint CKPT [--checkpoint PEER ...] \
@@ -14,7 +14,7 @@ load changes on a shared machine hit all of them), the ratio against the last ch
 
 Batch invariance: the same pairs are scored at batch sizes 1, 8, 32 and 128 and in a shuffled
 order; the report gives the largest absolute difference of any pair's raw score from the
-batch-size-1 run (SPEC §7b requires <= 1e-6).
+batch-size-1 run (spec §7b requires <= 1e-6).
 """
 
 from __future__ import annotations

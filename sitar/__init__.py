@@ -1,7 +1,7 @@
 """SITAR: situational distortion scoring for ASR transcripts.
 
 The deterministic core (no torch): :func:`segment` pairs reference and hypothesis spans into gaps
-(CGD, SPEC §2-4) and :func:`score_from_tiers` turns per-gap tiers into the SITAR score (SPEC §5).
+(CGD, spec §2-4, docs/spec.md) and :func:`score_from_tiers` turns per-gap tiers into the SITAR score (spec §5).
 """
 
 from __future__ import annotations

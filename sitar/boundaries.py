@@ -1,4 +1,4 @@
-"""SPEC §3 informational boundaries: the boundary-word list and punctuation, with their version.
+"""spec §3 (docs/spec.md) informational boundaries: the boundary-word list and punctuation, with their version.
 
 They live in this small module, below both :mod:`sitar.cgd` (which applies them) and
 :mod:`sitar.signature` (which records their version), so neither imports the other.
@@ -11,7 +11,7 @@ __all__ = ["BOUNDARY_PUNCTUATION", "BOUNDARY_WORDS", "BOUNDARY_WORDS_VERSION"]
 
 #: Version of the informational-boundary rules (word list and punctuation) below; in signatures.
 BOUNDARY_WORDS_VERSION = "1"
-#: Bridge tokens that mark an informational boundary (SPEC §3 [C]), compared on normalized forms.
+#: Bridge tokens that mark an informational boundary (spec §3 [C]), compared on normalized forms.
 BOUNDARY_WORDS = frozenset(
     {
         "and", "but", "or", "nor", "so", "yet", "because", "although", "though", "if", "unless",

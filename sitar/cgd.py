@@ -1,13 +1,13 @@
-"""SPEC §2-3: Constrained Gap Delineation (CGD).
+"""spec §2-3 (docs/spec.md): Constrained Gap Delineation (CGD).
 
-:func:`segment` is the one core call. It tokenizes both strings (SPEC §1), *decomposes* the pair
+:func:`segment` is the one core call. It tokenizes both strings (spec §1), *decomposes* the pair
 into atomic gaps by recursively anchoring on long common word blocks that lie on a minimum-cost
-edit path (SPEC §2), then *consolidates* adjacent atomic gaps into elementary deviation units when
+edit path (spec §2), then *consolidates* adjacent atomic gaps into elementary deviation units when
 the matches between them are short fragments that cross no informational boundary and the merged
-envelope holds at most one predicate per side (SPEC §3). The result is a frozen
+envelope holds at most one predicate per side (spec §3). The result is a frozen
 :class:`~sitar.gaps.Segmentation`.
 
-How the decomposition stays exact without the ``(n+1) x (m+1)`` matrices SPEC §2 is written with
+How the decomposition stays exact without the ``(n+1) x (m+1)`` matrices spec §2 is written with
 (memory O(n + m + K) per region, K the number of candidate blocks; time near-linear for long
 pairs with few errors):
 
@@ -25,7 +25,7 @@ pairs with few errors):
   suffix distances from a bit-parallel (Myers/Hyyrö) sweep over only the rows and columns needed.
   See :func:`_retained_blocks`.
 
-Every shortcut decides exactly what SPEC §2 decides; none is a heuristic that may differ. The
+Every shortcut decides exactly what spec §2 decides; none is a heuristic that may differ. The
 property tests compare this code with the literal reference (``tests/cgd_reference.py``) and with
 the previous dense implementation (``tests/cgd_exact_v1.py``), with each code path forced on.
 Consolidation (§3) is O(m) in the number of atomic gaps (see :func:`consolidate_atoms`).
@@ -75,7 +75,7 @@ class AtomicGap:
 
 
 # --------------------------------------------------------------------------------------------
-# SPEC §2: decomposition
+# spec §2: decomposition
 # --------------------------------------------------------------------------------------------
 
 #: Regions with at most this many cells (len(u) * len(v)) enumerate candidates in plain Python,
@@ -91,7 +91,7 @@ _SMALL_REGION_START_CELLS = 256
 def _candidates_small(
     u: list[int], v: list[int], max_cells: int | None = None
 ) -> list[tuple[int, int, int]] | None:
-    """SPEC §2.2-2.3 for a small region: left-maximal blocks at full right extension with
+    """spec §2.2-2.3 for a small region: left-maximal blocks at full right extension with
     ``l_min = 2``, else 1, in ``(p, q)`` order (each start has one length, so ``-l`` never decides).
 
     None when the region has more than ``max_cells`` cells that start a common bigram (or, when
@@ -258,7 +258,7 @@ def _equal_cells(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _best_chain(
     ps: list[int], qs: list[int], ls: list[int], nu: int, nv: int, floor: int = 0
 ) -> list[tuple[int, int, int]]:
-    """Chain DP of SPEC §2.4 over candidates ``(ps[i], qs[i], ls[i])`` in ``(p, q)`` order: the
+    """Chain DP of spec §2.4 over candidates ``(ps[i], qs[i], ls[i])`` in ``(p, q)`` order: the
     non-overlapping, increasing chain of greatest total length, with the earliest-index tie-breaks
     for predecessors and for the backtracking start.
 
@@ -362,7 +362,7 @@ def _prefix_distances_at(u: list[int], v: list[int], points: list[tuple[int, int
 def _retained_blocks(
     u: list[int], v: list[int], chain: list[tuple[int, int, int]]
 ) -> list[tuple[int, int, int]]:
-    """Edit-distance filter of SPEC §2.5 and anchor blocks of §2.6, decided block by block.
+    """Edit-distance filter of spec §2.5 and anchor blocks of §2.6, decided block by block.
 
     Along a chain block every step is a match, so ``E+`` is constant on its pairs and so is
     ``E-`` one step later: all pairs of a block pass the filter or none does, by the single test
@@ -474,7 +474,7 @@ _PRUNE_MIN_CANDIDATES = 2048
 
 
 def _region_anchors(u: list[int], v: list[int]) -> list[tuple[int, int, int]]:
-    """SPEC §2.1-2.6 on one region: its anchor blocks ``(p, q, length)`` in local indices."""
+    """spec §2.1-2.6 on one region: its anchor blocks ``(p, q, length)`` in local indices."""
     if not u or not v:
         return []
     if u == v:
@@ -530,7 +530,7 @@ def _encode(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int
 
 
 def decompose(ref: Sequence[str], hyp: Sequence[str]) -> list[AtomicGap]:
-    """SPEC §2: the ordered atomic gaps of two normalized token sequences.
+    """spec §2: the ordered atomic gaps of two normalized token sequences.
 
     >>> decompose(["do", "not", "send", "it"], ["do", "send", "it"])
     [AtomicGap(ref=(1, 2), hyp=(1, 1))]
@@ -601,7 +601,7 @@ _SET_ATOM_HYP = slot_setter(AtomicGap, "hyp")
 
 
 # --------------------------------------------------------------------------------------------
-# SPEC §3: consolidation
+# spec §3: consolidation
 # --------------------------------------------------------------------------------------------
 
 
@@ -632,7 +632,7 @@ class _Side(NamedTuple):
 
 
 def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
-    """Whether the bridge ``[start, end)`` of one side holds an informational boundary (SPEC §3):
+    """Whether the bridge ``[start, end)`` of one side holds an informational boundary (spec §3):
     punctuation or a dash in its original text -- from the end of token ``start - 1`` (or 0) to
     the start of token ``end`` (or the end of the string) -- or a boundary word."""
     text, tokens, norms = side
@@ -650,7 +650,7 @@ def _links(
     refs: list[Interval], hyps: list[Interval], ref: _Side, hyp: _Side, max_bridge: int | None
 ) -> list[bool]:
     """``link[k]``: whether atoms ``k`` and ``k+1`` (token intervals ``refs``, ``hyps``) may sit
-    in one group as far as their pair is concerned (conditions 1 and 2 of SPEC §3 and the
+    in one group as far as their pair is concerned (conditions 1 and 2 of spec §3 and the
     optional bridge limit)."""
     fragment = [
         r1 - r0 <= FRAGMENT_MAX_TOKENS and h1 - h0 <= FRAGMENT_MAX_TOKENS
@@ -691,13 +691,13 @@ def _linked_runs(link: list[bool]) -> list[tuple[int, int]]:
 def _predicates(
     analyzer: Analyzer, side: _Side, windows: list[Interval], tokenized_here: bool
 ) -> list[int]:
-    """Sorted predicate indices of one side, as far as SPEC §3 asks: for every ``[a, b)`` inside
+    """Sorted predicate indices of one side, as far as spec §3 asks: for every ``[a, b)`` inside
     one of ``windows``, whether more than one of them lies in ``[a, b)``.
 
     An analyzer with a ``_predicates_within(text, tokens, windows)`` method (the lexicon
     analyzer) may decide only what that question needs, when the tokens are known to be
     ``tokenize(text)`` (``tokenized_here``); it returns None to decline. Every other analyzer
-    decides the whole side, as SPEC §3 words it.
+    decides the whole side, as spec §3 words it.
     """
     within = getattr(analyzer, "_predicates_within", None) if tokenized_here else None
     predicates = None
@@ -752,7 +752,7 @@ def consolidate_atoms(
     analyzer: Analyzer,
     max_bridge_tokens: int | None = None,
 ) -> list[tuple[int, int]]:
-    """SPEC §3: the minimum-cardinality partition of ``atoms`` into admissible groups.
+    """spec §3: the minimum-cardinality partition of ``atoms`` into admissible groups.
 
     Returns the groups as inclusive ``(first, last)`` atom indices, left to right.
     """
@@ -787,7 +787,7 @@ def _consolidate(
         analyzer, hyp, [(hyps[i][0], hyps[j][1]) for i, j in runs], tokenized_here
     )
     ends = _admissible_ends(refs, hyps, link, ref_preds, hyp_preds)
-    # SPEC §3 DP: d[i] = min over j in [i, J_i] of 1 + d[j+1], ties to the largest j. d never
+    # spec §3 DP: d[i] = min over j in [i, J_i] of 1 + d[j+1], ties to the largest j. d never
     # increases with i (dropping a group's first atom leaves an admissible group or one group
     # fewer), so j = J_i always attains the minimum and wins the tie: the DP decodes to taking
     # the longest admissible group from each start, in O(m).
@@ -800,7 +800,7 @@ def _consolidate(
 
 
 # --------------------------------------------------------------------------------------------
-# SPEC §4: projection to character spans, and the core call
+# spec §4: projection to character spans, and the core call
 # --------------------------------------------------------------------------------------------
 
 
@@ -820,10 +820,10 @@ def segment(
     consolidate: bool = True,
     max_bridge_tokens: int | None = None,
 ) -> Segmentation:
-    """Segment a (reference, hypothesis) pair into paired gaps with CGD (SPEC §1-4).
+    """Segment a (reference, hypothesis) pair into paired gaps with CGD (spec §1-4).
 
     ``analyzer`` chooses the predicate analyzer used by consolidation (default: the offline lexicon
-    analyzer); ``consolidate=False`` returns the atomic gaps of SPEC §2; ``max_bridge_tokens``
+    analyzer); ``consolidate=False`` returns the atomic gaps of spec §2; ``max_bridge_tokens``
     optionally forbids consolidating across bridges longer than that many tokens.
 
     >>> seg = segment("Do not send it to the client.", "Do send it to the client.")

@@ -52,9 +52,9 @@ DEFAULT_CHECKPOINT = "sitar-minilm-gap-v5"
 #: down projections: batch-invariant, see ``sitar.modeling.export.quantize_rowwise_int8``).
 ONNX_VARIANTS = ("fp32", "int8", "int8row")
 #: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it, and
-#: ``gap_index`` (SPEC §7b marker positions) only for a gap-aware graph.
+#: ``gap_index`` (spec §7b (docs/spec.md) marker positions) only for a gap-aware graph.
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index")
-#: SPEC §7 ordinal thresholds on the raw scale.
+#: spec §7 ordinal thresholds on the raw scale.
 DEFAULT_THRESHOLDS = (1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 2.0)
 
 _REQUIRED_KEYS = ("schema", "name", "backbone", "max_length", "onnx", "tokenizer")
@@ -223,7 +223,7 @@ class CheckpointConfig:
     max_length: int
     onnx: OnnxConfig = field(default_factory=OnnxConfig)
     tokenizer: str = "tokenizer.json"
-    #: Raw scores are clipped to ``[0, score_scale]`` and divided by it (SPEC §7).
+    #: Raw scores are clipped to ``[0, score_scale]`` and divided by it (spec §7).
     score_scale: float = MAX_SCORE
     thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS
     rho: float = DEFAULT_RHO

@@ -6,17 +6,17 @@ and a ``signature``) or a plain ``predict_fn(references, hypotheses) -> array`` 
 scores in ``[0, 1]`` (test doubles, other models). No LLM is involved.
 
 * :func:`explain` / :func:`explain_many` segment each pair with CGD and score the pair together
-  with every single-gap hypothesis ``h^(i)`` (SPEC §4) in **one** batched scoring call, so the cost
+  with every single-gap hypothesis ``h^(i)`` (spec §4, docs/spec.md) in **one** batched scoring call, so the cost
   is one extra model input per gap. Each gap gets an estimated severity (its normalised
   single-gap score) and an estimated tier by :data:`TIER_RULE` (see :func:`estimate_tier`).
 * :func:`meaning_critical_rate` is the share of pairs whose score reaches the T2 band
   (raw ``>= 5/3``, normalised ``>= 5/7``): an LLM-free counterpart of S²ER.
 * :func:`compare` / :func:`compare_scores` compare two or more systems on the same utterances with
   a seeded paired bootstrap (:data:`BOOTSTRAP_VERSION`), pairwise win probabilities, p-values,
-  the meaning-critical rate, a WER column (``jiwer``, over SPEC §1 normalised tokens) and optional
+  the meaning-critical rate, a WER column (``jiwer``, over spec §1 normalised tokens) and optional
   per-group breakdowns.
 
-Every result carries the SPEC §9 signature of the scores it was computed from.
+Every result carries the spec §9 signature of the scores it was computed from.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ _BAND_EPS = 1e-9
 
 #: Name and version of the estimated-tier rule (see :func:`estimate_tier`); part of explanations.
 TIER_RULE = "position-nominal-1"
-#: The rule of the gap head's same-pass tiers (SPEC §7b; see :mod:`sitar.gapscore`): the rounded
+#: The rule of the gap head's same-pass tiers (spec §7b; see :mod:`sitar.gapscore`): the rounded
 #: expected step (the default ``mean`` decoding) or, with ``decode="median"``, the median step.
 GAP_HEAD_RULE = "gap-head-expected-step-1"
 GAP_HEAD_RULES = {"mean": GAP_HEAD_RULE, "median": "gap-head-median-step-1"}
@@ -177,7 +177,7 @@ def estimate_tier(score: float) -> tuple[int, int]:
     """Estimated ``(tier, direction)`` of a gap from its normalised single-gap score.
 
     Rule :data:`TIER_RULE`: the raw score ``s = 7/3 * score`` of a single-gap hypothesis lies in
-    its position's interval ``[pos, pos + 1/3)`` (SPEC §5 with one gap), so the estimated position
+    its position's interval ``[pos, pos + 1/3)`` (spec §5 with one gap), so the estimated position
     is ``pos = min(floor(3 s), 6) / 3`` and the estimated tier is the *nominal* tier ``t`` of
     ``pos = t + δ/3`` (``δ`` in {-1, 0, +1}, the boundary direction). In raw terms:
     T0 for ``s < 2/3``, T1 for ``2/3 <= s < 5/3``, T2 for ``s >= 5/3`` -- so a gap is T2 exactly
@@ -252,9 +252,9 @@ class GapExplanation:
 class Explanation:
     """Why one pair got its score: the pair score and every gap's single-gap score.
 
-    How the pair score relates to the gaps (SPEC §5): the pair's raw score should lie in the base
+    How the pair score relates to the gaps (spec §5): the pair's raw score should lie in the base
     interval of its most severe gap, ``[β, β + 1/3)``, refined upwards by the other gaps.
-    ``max_gap_score`` is the highest single-gap score; ``tier_score`` is the SPEC §5 score that
+    ``max_gap_score`` is the highest single-gap score; ``tier_score`` is the spec §5 score that
     the estimated tiers alone imply (``score_from_tiers``, normalised), a model-free cross-check
     of ``score``. A pair without gaps has ``score`` 0, no gaps and needs no model input.
     ``n_model_inputs`` is the cost: model inputs spent on this pair (pair plus one per gap, more
@@ -333,8 +333,8 @@ def explain_many(
 
     ``method="gaps"`` (what ``"auto"`` picks for a :class:`~sitar.scorer.Scorer` scoring with its
     gap head): each gap's tier and direction come from the **same single forward pass** that scores
-    the pair (SPEC §7b); a gap's ``score`` is its predicted position on the normalised scale,
-    ``(t + δ/3) / (7/3)``, the SPEC §5 score of that gap alone. No extra model input.
+    the pair (spec §7b); a gap's ``score`` is its predicted position on the normalised scale,
+    ``(t + δ/3) / (7/3)``, the spec §5 score of that gap alone. No extra model input.
     ``method="rescore"`` (the only choice for a pair-head scorer or a ``predict_fn``, and a
     cross-check for a gap head): one scoring call over all pairs and all single-gap hypotheses,
     each gap's tier estimated from its single-gap score by :func:`estimate_tier`.
@@ -397,7 +397,7 @@ def explain_many(
             gaps.append(GapExplanation(gap, job_h[k0 + j], s, tier, direction))
         n_inputs = scored.n_inputs[[i, *range(k0, k0 + len(seg.gaps))]]
         cost = -1 if np.any(n_inputs < 0) else int(n_inputs.sum())
-        # No gaps means equal normalised tokens: the score is 0 by SPEC §5, whatever the source.
+        # No gaps means equal normalised tokens: the score is 0 by spec §5, whatever the source.
         pair_score = float(scored.scores[i]) if seg.gaps else 0.0
         out.append(
             Explanation(
@@ -519,7 +519,7 @@ def _normalized_words(text: str) -> str:
 def word_error_counts(
     *, references: Sequence[str], hypotheses: Sequence[str]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-utterance ``(errors, reference_words)`` from ``jiwer`` over SPEC §1 normalised tokens.
+    """Per-utterance ``(errors, reference_words)`` from ``jiwer`` over spec §1 normalised tokens.
 
     ``errors`` = substitutions + deletions + insertions of each utterance; WER over any subset is
     ``sum(errors) / sum(reference_words)`` (micro, as jiwer aggregates). Normalising first makes

@@ -5,14 +5,14 @@ library, no torch), so that training (``training.data``), the torch backend
 (``sitar.modeling.TorchPredictor``) and ONNX scoring (``sitar.runtime``) feed the model identical
 ids. Two encodings exist:
 
-* **plain** (SPEC §7): ``[CLS] r [SEP] h [SEP]``;
-* **gap-marked** (SPEC §7b, marking version :data:`MARKING_VERSION`): the same pair with every
+* **plain** (spec §7, docs/spec.md): ``[CLS] r [SEP] h [SEP]``;
+* **gap-marked** (spec §7b, marking version :data:`MARKING_VERSION`): the same pair with every
   CGD gap wrapped in two marker tokens on both sides, ``⟦ span ⟧``; a side on which the gap is empty
-  gets an empty marked span ``⟦ ⟧`` at its insertion point (SPEC §4). Gaps are ordered left to right
+  gets an empty marked span ``⟦ ⟧`` at its insertion point (spec §4). Gaps are ordered left to right
   identically on both sides, so the ``k``-th marker pair of each side belongs to gap ``k``. The
   marker strings are added to the tokenizer as special tokens (recorded in the checkpoint's
   ``markers`` section); marker characters that occur in the user's text are replaced by a space
-  before marking, so user text can never forge a marker (they are not SPEC §1 token characters, so
+  before marking, so user text can never forge a marker (they are not spec §1 token characters, so
   the segmentation is unchanged).
 
 For each gap the encoder reports four token positions ``(ref_open, ref_close, hyp_open,
@@ -150,7 +150,7 @@ def _clean(text: str) -> str:
 def mark_text(text: str, spans: Sequence[Span]) -> str:
     """``text`` with each half-open character span wrapped as ``⟦ span ⟧`` (empty spans too).
 
-    ``spans`` must be ordered and non-overlapping (a gap's spans on one side, SPEC §4). Marker
+    ``spans`` must be ordered and non-overlapping (a gap's spans on one side, spec §4). Marker
     characters already in ``text`` become spaces.
     """
     out: list[str] = []

@@ -1,4 +1,4 @@
-"""SPEC §4: gaps, character spans and single-gap hypotheses.
+"""spec §4 (docs/spec.md): gaps, character spans and single-gap hypotheses.
 
 A :class:`Gap` pairs a half-open token interval (and character span) of the reference with one of
 the hypothesis; either side may be empty. On an empty side the span is an *insertion point*
@@ -7,7 +7,7 @@ result of :func:`sitar.segment`; it can rebuild the *single-gap hypothesis* ``h^
 reference with only gap ``i`` applied -- and, more generally, the reference with any subset of gaps
 applied (used for augmentation by selective gap correction).
 
-Text surgery rules [C] (SPEC §4 leaves the exact whitespace and punctuation open; tokens are what
+Text surgery rules [C] (spec §4 leaves the exact whitespace and punctuation open; tokens are what
 the invariants constrain):
 
 * substitution: the reference span is replaced by the hypothesis span's text;
@@ -18,12 +18,12 @@ the invariants constrain):
 * insertion: the words go just before the next reference token (after any punctuation between the
   tokens), followed by a space, unless they are inserted at the very end or the hypothesis has
   sentence punctuation right after them and not before them; then they go right after the previous
-  token (SPEC's insertion point), preceded by a space. So ``"yet. The figures"`` with ``"Most of"``
+  token (the spec's insertion point), preceded by a space. So ``"yet. The figures"`` with ``"Most of"``
   inserted gives ``"yet. Most of The figures"``;
 * whenever a splice would fuse two tokens (for example ``"5."`` + ``"7"`` becoming the number
-  ``5.7``), one space is added at that junction, so the token invariants of SPEC §4 always hold.
+  ``5.7``), one space is added at that junction, so the token invariants of spec §4 always hold.
 
-The gap's ``ref_span`` on an empty reference side is still SPEC's insertion point (the end of the
+The gap's ``ref_span`` on an empty reference side is still the spec's insertion point (the end of the
 previous token, or 0); the placement above only shapes the rebuilt text.
 """
 
@@ -54,7 +54,7 @@ class Gap:
     hyp_span: Interval
     ref_text: str
     hyp_text: str
-    #: How many atomic gaps (SPEC §2) were consolidated into this one (1 when unconsolidated).
+    #: How many atomic gaps (spec §2) were consolidated into this one (1 when unconsolidated).
     n_atomic: int = 1
 
     @property
@@ -97,16 +97,16 @@ class Segmentation:
     ref_tokens: tuple[Token, ...]
     hyp_tokens: tuple[Token, ...]
     gaps: tuple[Gap, ...]
-    #: False when the atomic gaps of SPEC §2 are returned without consolidation.
+    #: False when the atomic gaps of spec §2 are returned without consolidation.
     consolidated: bool
-    #: ``name-version`` of the linguistic analyzer used for consolidation (SPEC §3, §9).
+    #: ``name-version`` of the linguistic analyzer used for consolidation (spec §3, §9).
     analyzer: str
     max_bridge_tokens: int | None = None
     _signature: str = field(default="", repr=False, compare=False)
 
     @property
     def signature(self) -> str:
-        """The SPEC §9 signature of this segmentation."""
+        """The spec §9 signature of this segmentation."""
         if self._signature:
             return self._signature
         extra = {} if self.consolidated else {"consolidate": "no"}
@@ -134,7 +134,7 @@ class Segmentation:
         return _apply_edits(self.reference, [_edit(self, self.gaps[i]) for i in chosen])
 
     def single_gap_hypothesis(self, i: int) -> str:
-        """``h^(i)``: the reference with only gap ``i`` applied (SPEC §4)."""
+        """``h^(i)``: the reference with only gap ``i`` applied (spec §4)."""
         return self.apply([i])
 
     def single_gap_hypotheses(self) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""SPEC §7b: from per-gap ordinal logits to exact SPEC §5 scores (pure numpy, no model).
+"""spec §7b (docs/spec.md): from per-gap ordinal logits to exact spec §5 scores (pure numpy, no model).
 
 A gap-aware model gives every gap ``K = 6`` ordinal logits, one per threshold ``1/3 … 2`` of its
 severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
@@ -14,14 +14,14 @@ severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
   nearly every threshold is certain, so T2 gaps hedge at T2→T1; the median does not. Measured on
   ``sitar-minilm-gap-v4`` (its model card, in git history): better on validation Spearman and on every test set but
   the public dev set, where it fell below the gate set for it, so it is not the default;
-* **exact aggregation**: ``S_lo = score_from_tiers(t, δ)`` (SPEC §5), so one more gap at the highest
+* **exact aggregation**: ``S_lo = score_from_tiers(t, δ)`` (spec §5), so one more gap at the highest
   tier always scores higher and many T0 never add up to a T1, by construction;
-* **tie-breaker inside the interval**: ``S_hi`` is the SPEC §5 score of the same gaps plus one more
-  T0 gap, the next larger value SPEC §5 can give with the same base (count vectors are compared
+* **tie-breaker inside the interval**: ``S_hi`` is the spec §5 score of the same gaps plus one more
+  T0 gap, the next larger value spec §5 can give with the same base (count vectors are compared
   lexicographically, and adding one T0 is the immediate successor). A fraction ``u ∈ [0, 1)``
   places the pair inside ``[S_lo, S_hi)``: ``S = S_lo + u · (S_hi − S_lo)``. Two pairs whose
-  predicted gaps give different SPEC §5 scores are therefore never reordered by the tie-breaker;
-  it only orders pairs with the same predicted counts (and bases). ``u = 0`` gives SPEC §5
+  predicted gaps give different spec §5 scores are therefore never reordered by the tie-breaker;
+  it only orders pairs with the same predicted counts (and bases). ``u = 0`` gives spec §5
   exactly. Two rules, named by the version in the signature's ``tb:`` field:
 
   - **version 3** (default, :func:`severity_extent_fraction`): ``u = (a + x) / 2``, capped at
@@ -141,7 +141,7 @@ class GapPrediction:
 
     @property
     def position(self) -> float:
-        """``t + δ/3`` (SPEC §5)."""
+        """``t + δ/3`` (spec §5)."""
         return self.step / 3.0
 
 
@@ -161,8 +161,8 @@ def predict_gaps(expected: Sequence[float]) -> list[GapPrediction]:
 def score_interval(
     tiers: Sequence[int], directions: Sequence[int], *, rho: float = DEFAULT_RHO
 ) -> tuple[float, float]:
-    """``(S_lo, S_hi)``: the SPEC §5 score of these gaps and of the same gaps plus one more T0,
-    the next larger value SPEC §5 can give with the same base; a tie-breaker places a pair
+    """``(S_lo, S_hi)``: the spec §5 score of these gaps and of the same gaps plus one more T0,
+    the next larger value spec §5 can give with the same base; a tie-breaker places a pair
     inside ``[S_lo, S_hi)`` (see the module docstring)."""
     lo = score_from_tiers(tiers, directions, rho=rho)
     hi = score_from_tiers([*tiers, 0], [*directions, 0], rho=rho)
@@ -177,7 +177,7 @@ def tie_fraction(
     gaps: Sequence[GapPrediction], *, pair_raw: float, rho: float = DEFAULT_RHO
 ) -> float:
     """Tie-breaker version 2: where the pair head's raw score ``pair_raw`` places the pair inside
-    the SPEC §5 interval ``[S_lo, S_hi)`` of these gaps: ``u = 1/2 + x / (2 (1 + |x|))`` with
+    the spec §5 interval ``[S_lo, S_hi)`` of these gaps: ``u = 1/2 + x / (2 (1 + |x|))`` with
     ``x = (f − m) / h`` (``m`` the midpoint, ``h`` the half-width), capped below 1; strictly
     increasing in ``f`` (0 without gaps). See the module docstring."""
     f = float(pair_raw)
@@ -201,7 +201,7 @@ def aggregate(
 ) -> tuple[float, float, float]:
     """``(S, S_lo, S_hi)`` on the raw scale for one pair's predicted gaps.
 
-    ``S_lo`` is SPEC §5 exactly; ``S = S_lo + u (S_hi − S_lo)`` with the tie-breaker fraction
+    ``S_lo`` is spec §5 exactly; ``S = S_lo + u (S_hi − S_lo)`` with the tie-breaker fraction
     ``u`` given directly or computed from the pair head's ``pair_raw`` (:func:`tie_fraction`);
     neither gives ``S = S_lo``. No gaps: ``(0, 0, 0)``.
     """
@@ -239,7 +239,7 @@ def gap_extent(
     n_hyp: int,
 ) -> float:
     """Share of a pair's tokens inside its gaps: the gaps' token intervals ``[a, b)`` on each
-    side (SPEC §2-3) summed, over ``n_ref + n_hyp`` tokens; in ``[0, 1]`` (0 for no tokens)."""
+    side (spec §2-3) summed, over ``n_ref + n_hyp`` tokens; in ``[0, 1]`` (0 for no tokens)."""
     if n_ref < 0 or n_hyp < 0:
         raise InputError(f"token counts must be non-negative, got {n_ref}, {n_hyp}")
     total = n_ref + n_hyp

@@ -2,7 +2,7 @@
 
 The two pipelines never import each other; they exchange JSONL files of records in this schema.
 One record is one (reference, hypothesis) pair with its CGD gaps, per-gap tiers and boundary
-directions, the SPEC §5 target ``score`` (raw scale ``[0, 7/3)``), the split, and provenance. A
+directions, the spec §5 (docs/spec.md) target ``score`` (raw scale ``[0, 7/3)``), the split, and provenance. A
 record is validated on read: malformed lines raise :class:`~sitar.errors.RecordError` naming the
 file and line, and the score must equal :func:`sitar.targets.score_from_tiers` of its labels.
 """
@@ -38,7 +38,7 @@ _GAP_KEYS = ("ref_tokens", "hyp_tokens", "ref_span", "hyp_span", "ref_text", "hy
 
 @dataclass(frozen=True)
 class Record:
-    """One supervision pair. ``gaps`` hold the SPEC §4 gap dicts (``Gap.to_dict()`` fields)."""
+    """One supervision pair. ``gaps`` hold the spec §4 gap dicts (``Gap.to_dict()`` fields)."""
 
     id: str
     reference: str
@@ -51,7 +51,7 @@ class Record:
     split: str | None = None
     #: Free-form: source, generator/annotator, seeds, parent id for augmented variants, ...
     provenance: Mapping[str, Any] = field(default_factory=dict)
-    #: SPEC §9 signature of the segmentation and targets.
+    #: spec §9 signature of the segmentation and targets.
     signature: str = ""
 
     @property

@@ -110,7 +110,7 @@ class OnnxPredictor:
         self.input_names: tuple[str, ...] = tuple(graph_inputs)
         self.output_names: tuple[str, ...] = tuple(graph_outputs)
         self.has_ordinal = "ordinal_logits" in graph_outputs
-        #: True when the graph takes gap-marked input and returns per-gap logits (SPEC §7b).
+        #: True when the graph takes gap-marked input and returns per-gap logits (spec §7b, docs/spec.md).
         self.gap_aware = "gap_index" in graph_inputs and "gap_logits" in graph_outputs
 
     def run_batch(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

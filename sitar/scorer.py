@@ -3,17 +3,17 @@
 ``Scorer.load(...)`` resolves a checkpoint (a local folder, a Hugging Face repo id, or the packaged
 default) and a backend (ONNX Runtime by default, torch optionally); ``Scorer.score(references=...,
 hypotheses=...)`` returns a frozen :class:`ScoreResult` with the normalised per-pair scores
-``clip(f, 0, 7/3) / (7/3)`` (SPEC §7), the raw clipped scores, the system score with its
-aggregation named, and the SPEC §9 signature.
+``clip(f, 0, 7/3) / (7/3)`` (spec §7, docs/spec.md), the raw clipped scores, the system score with its
+aggregation named, and the spec §9 signature.
 
 Two scoring heads exist (the signature names the one used, ``head:gaps`` or ``head:pair``):
 
-* **gaps** (SPEC §7b, the default of gap-aware checkpoints): every pair is segmented with CGD, its
+* **gaps** (spec §7b, the default of gap-aware checkpoints): every pair is segmented with CGD, its
   gaps are marked in the model input (:mod:`sitar.encoding`), one forward pass predicts each gap's
-  severity position, and the score is SPEC §5 applied to those positions, with the pair head as a
-  tie-breaker that never leaves the interval SPEC §5 gives (:mod:`sitar.gapscore`). Per-gap tiers
+  severity position, and the score is spec §5 applied to those positions, with the pair head as a
+  tie-breaker that never leaves the interval spec §5 gives (:mod:`sitar.gapscore`). Per-gap tiers
   come out of the same pass (:meth:`Scorer.analyze`, ``explain``).
-* **pair** (SPEC §7): the pair head's raw score, clipped.
+* **pair** (spec §7): the pair head's raw score, clipped.
 
 Batch invariance: a batch holds model inputs of one exact length only, so no input is ever padded
 and each is computed at its own width; a pair's score does not depend on its batch neighbours, the
@@ -23,8 +23,8 @@ batch-invariant, see the README).
 
 Three rules decide what reaches the model:
 
-* **Identical pairs.** A pair whose SPEC §1 normalised token sequences are equal has no gaps, so its
-  score is exactly 0 (SPEC §5) and the model is not called for it.
+* **Identical pairs.** A pair whose spec §1 normalised token sequences are equal has no gaps, so its
+  score is exactly 0 (spec §5) and the model is not called for it.
 * **Length-bucketed batches.** Model inputs are grouped by their exact token length into batches
   (no padding at all); results are scattered back, so the output order is the input order.
 * **Long pairs are windowed, never truncated** (strategy version :data:`WINDOWING_VERSION`). When
@@ -36,11 +36,11 @@ Three rules decide what reaches the model:
   counted twice. A single gap too long for a window on its own is cut into the fewest equal-share
   pieces (by token count on each side) that fit; its pieces are scored separately and the gap
   takes the maximum of their scores, because they are one gap. Windows are then combined with
-  :func:`combine_window_scores`, which reads each window like a gap of SPEC §5: the highest window
+  :func:`combine_window_scores`, which reads each window like a gap of spec §5: the highest window
   fixes the base interval ``[β, β + 1/3)`` and the other windows refine inside it through the
   ``Q_ρ`` recursion, by their tiers (head ``pair``). With the head ``gaps`` no approximation is
   needed: each gap is classified in the window that holds it (marked, with its context), the
-  pieces of a split gap count once at their highest position, and SPEC §5 aggregates all gaps of
+  pieces of a split gap count once at their highest position, and spec §5 aggregates all gaps of
   the pair exactly. Windowed pairs are marked in :attr:`ScoreResult.windowed`; a pair with one
   token longer than ``max_length`` on its own raises :class:`~sitar.errors.InputError`.
 """
@@ -84,7 +84,7 @@ __all__ = [
 AGGREGATION = "macro mean of per-pair normalized scores"
 #: Version of the long-input windowing strategy; part of every score signature (``win:``).
 WINDOWING_VERSION = "1"
-#: Scoring heads: ``gaps`` (SPEC §7b, per-gap positions + SPEC §5) and ``pair`` (SPEC §7).
+#: Scoring heads: ``gaps`` (spec §7b, per-gap positions + spec §5) and ``pair`` (spec §7).
 HEADS = ("gaps", "pair")
 
 _BACKENDS = ("onnx", "torch")
@@ -159,14 +159,14 @@ class ScoreResult:
 def combine_window_scores(
     window_scores: Sequence[float], *, rho: float = DEFAULT_RHO, scale: float = MAX_SCORE
 ) -> float:
-    """Combine the raw scores of disjoint windows of one pair into one raw score (SPEC §5 logic).
+    """Combine the raw scores of disjoint windows of one pair into one raw score (spec §5 logic).
 
-    Each window holds at least one gap and is read like a gap of SPEC §5: its score ``s_j`` gives
+    Each window holds at least one gap and is read like a gap of spec §5: its score ``s_j`` gives
     a severity position ``β_j = floor(3 s_j) / 3`` (at most 2), a nominal tier
     ``t_j = round(β_j)`` (the tier of ``t + δ/3``) and a refinement ``q_j = 3 (s_j - β_j)`` in
     ``[0, 1]`` that stands for the window's own further gaps. Then
 
-    * ``β = max β_j`` is the base, as in SPEC §5; ``K`` its nominal tier;
+    * ``β = max β_j`` is the base, as in spec §5; ``K`` its nominal tier;
     * per tier level ``k``, ``P_k = Π ρ (1 - q_j)`` over the windows of nominal tier ``k``
       (each counts as one gap of that tier plus its own refinement), except that the windows at
       ``β`` itself contribute ``ρ^(m-1) Π (1 - q_j)`` (one of the ``m`` is the base gap);
@@ -177,7 +177,7 @@ def combine_window_scores(
     One window returns its own score unchanged, and the result never leaves the highest window's
     base interval, nor falls below the highest window score; raising one window's score inside
     its own third-wide interval never lowers it (crossing into the next interval may, because the
-    refinement restarts there, as in SPEC §5). It equals SPEC §5 exactly when every window holds
+    refinement restarts there, as in spec §5). It equals spec §5 exactly when every window holds
     one gap; otherwise it approximates it.
 
     >>> round(combine_window_scores([1.0, 1.0]), 4)  # T1 + T1, as score_from_tiers([1, 1])
@@ -319,7 +319,7 @@ class _Windower:
         )
 
     def plan_spans(self, reference: str, hypothesis: str) -> list[list[Spans]]:
-        """Like :meth:`plan`, as half-open SPEC §1 token intervals ``((ra, rb), (ha, hb))``."""
+        """Like :meth:`plan`, as half-open spec §1 token intervals ``((ra, rb), (ha, hb))``."""
         from sitar.cgd import segment
 
         seg = segment(reference, hypothesis, analyzer=self._analyzer)
@@ -472,7 +472,7 @@ class Scorer:
 
             encoder = checkpoint_encoder(config)
         self.encoder = encoder
-        #: True when the model reads gap-marked input and predicts per-gap positions (SPEC §7b).
+        #: True when the model reads gap-marked input and predicts per-gap positions (spec §7b).
         self.gap_aware = bool(getattr(predictor, "gap_aware", False))
         self.head = self._resolve_head(head)
         self.tie_breaker = self._resolve_tie_breaker(tie_breaker)
@@ -544,7 +544,7 @@ class Scorer:
         segment pairs and window long ones (default: the default analyzer); its id goes into the
         signature. ``head`` is ``"gaps"`` or ``"pair"`` (default: the checkpoint's choice;
         ``"pair"`` for checkpoints without a gap head). ``tie_breaker`` is the gap head's rule
-        inside the SPEC §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
+        inside the spec §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
         signature). ``decode`` is how the gap head's ordinal logits become a step, ``"mean"``
         (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
         signature).
@@ -606,7 +606,7 @@ class Scorer:
 
     @property
     def signature(self) -> str:
-        """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend,
+        """spec §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend,
         head, windowing and, for gap-marked input, the marking version). With the torch backend
         it also names the weights file (``weights:`` the first 8 hex digits of its SHA-256),
         which the checkpoint id does not cover."""

@@ -1,4 +1,4 @@
-"""SPEC §9: the reproducibility signature carried by every saved output.
+"""spec §9 (docs/spec.md): the reproducibility signature carried by every saved output.
 
 In the spirit of sacreBLEU, the signature is one ``|``-separated string of ``key:value`` fields
 naming everything that decides a result: the spec version, tokenizer rules, boundary-word list,
@@ -17,7 +17,7 @@ from sitar.text import TOKENIZER_VERSION
 
 __all__ = ["SPEC_VERSION", "make_signature", "parse_signature"]
 
-#: Version of shared/SPEC.md that this package implements.
+#: Version of the spec (docs/spec.md) that this package implements.
 SPEC_VERSION = "1"
 
 _ORDER = ("sitar", "spec", "tok", "bw", "analyzer", "rho", "ckpt")

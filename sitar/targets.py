@@ -1,4 +1,4 @@
-"""SPEC §5: the SITAR score from per-gap tiers and boundary directions.
+"""spec §5 (docs/spec.md): the SITAR score from per-gap tiers and boundary directions.
 
 Pure functions, no I/O. Each gap has a nominal tier ``t`` in {0, 1, 2} (T0 expression only, T1
 uptake changes, T2 outcome changes) and a direction ``d`` in {-1, 0, +1} for the boundary cases
@@ -36,7 +36,7 @@ __all__ = [
 TIERS = (0, 1, 2)
 #: Upper bound (exclusive) of the raw score scale.
 MAX_SCORE = 7.0 / 3.0
-#: Default saturation parameter rho (SPEC §5 [C]).
+#: Default saturation parameter rho (spec §5 [C]).
 DEFAULT_RHO = 0.5
 #: Raw score from which a pair sits in the T2 band (position 5/3: a T1 -> T2 boundary case or worse).
 T2_BAND_RAW = 5.0 / 3.0
@@ -104,7 +104,7 @@ def score_from_tiers(
     *,
     rho: float = DEFAULT_RHO,
 ) -> float:
-    """Raw SITAR score ``S`` in ``[0, 7/3)`` from per-gap tiers and directions (SPEC §5).
+    """Raw SITAR score ``S`` in ``[0, 7/3)`` from per-gap tiers and directions (spec §5).
 
     >>> score_from_tiers([2, 0, 0])
     2.0625

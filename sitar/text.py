@@ -1,4 +1,4 @@
-"""SPEC §1: tokens with character offsets and their normalized forms.
+"""spec §1 (docs/spec.md): tokens with character offsets and their normalized forms.
 
 A token is a maximal run of token characters (Unicode categories ``L*``, ``M*``, ``N*``). Two kinds
 of joiner stay inside a token: an apostrophe (U+0027 or U+2019) with a token character on both
@@ -37,7 +37,7 @@ __all__ = [
     "tokenize",
 ]
 
-#: Version of the tokenization rules above; part of every signature (SPEC §9).
+#: Version of the tokenization rules above; part of every signature (spec §9).
 TOKENIZER_VERSION = "1"
 
 APOSTROPHES = frozenset({"'", "\u2019"})
@@ -136,7 +136,7 @@ _CLASSES = _CharClasses()
 
 
 def tokenize(text: str) -> tuple[Token, ...]:
-    """Split ``text`` into tokens with original character spans (SPEC §1).
+    """Split ``text`` into tokens with original character spans (spec §1).
 
     >>> [t.norm for t in tokenize("Haven't seen twenty-five, 3,000 or 3.5!")]
     ['havent', 'seen', 'twenty', 'five', '3,000', 'or', '3.5']

@@ -4,11 +4,11 @@
         --ab annotation/ab/sitar_ab_val_v1.jsonl \\
         --records asr_validation.jsonl synth_validation.jsonl [--checkpoint CKPT] [--json OUT]
 
-One analysis per pair (plus a version-2 scoring pass) gives the predicted gaps, their SPEC §5
+One analysis per pair (plus a version-2 scoring pass) gives the predicted gaps, their spec §5 (docs/spec.md)
 interval ``[S_lo, S_hi)`` and what each rule reads; every rule then places the pair at
 ``S_lo + u (S_hi − S_lo)``, so the rules differ only for pairs with the same predicted counts. The rules (``u``, capped below 1):
 
-* ``none``: 0 (SPEC §5 exactly);
+* ``none``: 0 (spec §5 exactly);
 * ``v2``: the pair head (tie-breaker version 2, :func:`sitar.gapscore.tie_fraction`);
 * ``v3``: (step place + extent) / 2 (version 3, the default,
   :func:`sitar.gapscore.severity_extent_fraction`);
@@ -19,7 +19,7 @@ interval ``[S_lo, S_hi)`` and what each rule reads; every rule then places the p
 
 For an A/B set (``sitar-ab-1``) it reports agreement with the judge (items judged ``same`` left
 out, a metric tie counted half, as ``training.evaluate_ab``); for record files, the Spearman
-correlation of the raw scores with the records' SPEC §5 targets. Use validation data: the choice
+correlation of the raw scores with the records' spec §5 targets. Use validation data: the choice
 this reports is a model-selection decision.
 """
 
@@ -49,7 +49,7 @@ RULES: dict[str, Callable[[dict[str, float]], float]] = {
 def pair_features(
     checkpoint: str | None, references: Sequence[str], hypotheses: Sequence[str]
 ) -> list[dict[str, float]]:
-    """Per pair: ``lo``, ``hi`` (the SPEC §5 interval of the predicted gaps) and the fractions
+    """Per pair: ``lo``, ``hi`` (the spec §5 interval of the predicted gaps) and the fractions
     the rules read (``pair``: version 2's, ``step``, ``extent``); identical pairs get zeros."""
     from sitar.gapscore import aggregate, segmentation_extent, step_fraction
     from sitar.scorer import Scorer

@@ -92,10 +92,10 @@ class TrainConfig:
     patience: int = 5
     metric: str = "spearman"
     log_every: int = 50
-    #: SPEC §7 loss weights.
+    #: spec §7 (docs/spec.md) loss weights.
     lambda_boundary: float = 1.0
     lambda_ordinal: float = 0.5
-    #: SPEC §7b: read gap-marked input and train the per-gap head too (multi-task) [C].
+    #: spec §7b: read gap-marked input and train the per-gap head too (multi-task) [C].
     gap_head: bool = False
     #: Weight of the per-gap ordinal loss (with ``gap_head``).
     lambda_gap: float = 1.0

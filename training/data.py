@@ -126,7 +126,7 @@ def load_splits(
     return splits
 
 
-#: Ordinal logits per gap of a gap head: one per threshold 1/3 ... 2 (SPEC §7b).
+#: Ordinal logits per gap of a gap head: one per threshold 1/3 ... 2 (spec §7b, docs/spec.md).
 GAP_THRESHOLDS = len(DEFAULT_THRESHOLDS)
 
 #: Schema of the lines of a teacher file (``python -m training.teacher``).
@@ -206,7 +206,7 @@ class EncodedSplit:
 
 
 def gap_step(tier: int, direction: int) -> int:
-    """A gap's severity position ``t + δ/3`` in thirds: ``3t + δ`` in 0..6 (SPEC §5, §7b)."""
+    """A gap's severity position ``t + δ/3`` in thirds: ``3t + δ`` in 0..6 (spec §5, §7b)."""
     return 3 * int(tier) + int(direction)
 
 
@@ -240,7 +240,7 @@ def encode_records(
     """Encode records with :class:`sitar.encoding.PairEncoder` (the scorer's own encoder).
 
     Plain: ``[CLS] r [SEP] h [SEP]``. ``gap_marked``: every gap of the record marked on both sides
-    (SPEC §7b; the tokenizer must hold the markers), with the columns ``gap_index`` (4 marker
+    (spec §7b; the tokenizer must hold the markers), with the columns ``gap_index`` (4 marker
     positions per gap, flattened) and ``gap_steps`` (``3t + δ`` per gap). Records without gaps
     then get no gap rows (their pair target is 0).
     ``long_pairs="skip"`` leaves out pairs over ``max_length`` (their ids are in ``skipped_long``);

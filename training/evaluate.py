@@ -1,4 +1,4 @@
-"""SPEC §8 evaluation as pure functions: numpy/scipy in, floats out; no torch, no I/O.
+"""spec §8 (docs/spec.md) evaluation as pure functions: numpy/scipy in, floats out; no torch, no I/O.
 
 Regression metrics on a held-out split (raw scale ``[0, 7/3)``): Pearson, Spearman, Kendall τ
 (τ-b), mean absolute error and the interval hit rate (share of predictions inside the target's base
@@ -94,7 +94,7 @@ def mae(predictions: Sequence[float], targets: Sequence[float]) -> float:
 
 
 def base_of(targets: Sequence[float]) -> np.ndarray:
-    """``β`` of each target: the largest multiple of 1/3 not above it (SPEC §5 interval)."""
+    """``β`` of each target: the largest multiple of 1/3 not above it (spec §5 interval)."""
     t = np.asarray(targets, dtype=np.float64)
     return np.clip(np.floor(t * 3.0 + _EPS), 0, 6) / 3.0
 
@@ -121,7 +121,7 @@ def regression_metrics(
     targets: Sequence[float],
     bases: Sequence[float] | None = None,
 ) -> dict[str, float]:
-    """All SPEC §8 regression metrics in one dict (raw predictions, raw targets), plus ``n``."""
+    """All spec §8 regression metrics in one dict (raw predictions, raw targets), plus ``n``."""
     p, t = _pair(predictions, targets)
     if np.any(t < -_EPS) or np.any(t >= MAX_SCORE + _EPS):
         raise InputError("targets must lie on the raw scale [0, 7/3)")
@@ -150,7 +150,7 @@ class OrderingResult:
     n_pairs: int
     #: Share of the ordered pairs whose two vectors have the same highest tier (T0 vs 2T0, T2 vs
     #: T2+T1, ...) that are strictly correct, over all references (micro); nan when there are none.
-    #: These are the pairs only SPEC §5 counts decide; the rest are decided by tier priority.
+    #: These are the pairs only spec §5 counts decide; the rest are decided by tier priority.
     within_tier_agreement: float = float("nan")
     n_within_tier_pairs: int = 0
     #: Per used reference, in group order: (agreement, Spearman, within-tier correct, within-tier
@@ -182,7 +182,7 @@ def _top_tier(vector: tuple[int, int, int]) -> int:
 def controlled_ordering(
     groups: Sequence[Sequence[tuple[Sequence[int], float]]],
 ) -> OrderingResult:
-    """SPEC §8 controlled ordering over ``groups``: one group per reference, each a list of
+    """spec §8 controlled ordering over ``groups``: one group per reference, each a list of
     ``(count_vector=(c2, c1, c0), predicted_score)``.
 
     Vectors compare lexicographically with T2 first. For each reference, agreement is the share of

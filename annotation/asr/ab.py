@@ -2,7 +2,7 @@
 
 ``python -m annotation.asr ab-build BUILD --out DIR`` picks the items, **without looking at any
 metric**: references of the held-out splits (test first, then validation, never train) in a seeded
-order; for each, two systems drawn at random among those whose transcripts differ (after SPEC §1
+order; for each, two systems drawn at random among those whose transcripts differ (after spec §1 (docs/spec.md)
 normalisation), shown as A and B in a seeded random order. It writes
 
 * ``DIR/ab_items.jsonl``: everything (reference, both transcripts, their systems, the split);

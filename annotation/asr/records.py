@@ -16,7 +16,7 @@
 ``reference``       spoken form of the reference (what was synthesized; case and punctuation kept)
 ``reference_original`` the pool text as written (digits, symbols)
 ``hypothesis``      the decoder's output (lowercase words, no punctuation; may be empty)
-``errors``          substitutions + deletions + insertions over SPEC §1 normalized tokens
+``errors``          substitutions + deletions + insertions over spec §1 (docs/spec.md) normalized tokens
 ``reference_words`` number of reference tokens
 ``wer``             ``errors / reference_words`` (per utterance; corpus WER is the ratio of sums)
 =================== ===========================================================================
@@ -55,7 +55,7 @@ def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
-    """``(errors, reference_words)`` over SPEC §1 normalized tokens."""
+    """``(errors, reference_words)`` over spec §1 normalized tokens."""
     r = [t.norm for t in tokenize(reference)]
     h = [t.norm for t in tokenize(hypothesis)]
     return edit_distance(r, h), len(r)

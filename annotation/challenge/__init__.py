@@ -1,10 +1,10 @@
 """The public SITAR challenge file (issue #12): hand-written pairs with an expected tier band.
 
 ``sitar_challenge_v1.jsonl`` holds one case per line: ``id``, ``category``, ``reference``,
-``hypothesis``, ``expected`` (the highest SPEC §5 severity position of the pair's gaps: ``T0``,
+``hypothesis``, ``expected`` (the highest spec §5 (docs/spec.md) severity position of the pair's gaps: ``T0``,
 ``T1``, ``T2`` or a boundary position such as ``T0->T1``), ``band`` (the normalised interval that
 position gives, ``[beta / (7/3), (beta + 1/3) / (7/3))``, as exact fractions), a one-line
-``reason`` and ``source``. Every case was written and judged by hand against SPEC §0/§6 (T0
+``reason`` and ``source``. Every case was written and judged by hand against spec §0/§6 (T0
 expression only, T1 uptake changes with the outcome preserved, T2 outcome changes). None of its
 pairs occurs in the synthetic generator's sources or the dev set (``tests/test_challenge.py``).
 
@@ -45,7 +45,7 @@ CATEGORIES = (
 #: own (``--file``), so the numbers of ``sitar_challenge_v1.jsonl`` stay comparable.
 SCOPE_FILE = Path(__file__).resolve().parent / "sitar_challenge_scope_v1.jsonl"
 SCOPE_CATEGORIES = ("quantifier", "frequency", "scope_rewording")
-#: SPEC §5 severity positions ``t + delta / 3`` by label.
+#: spec §5 severity positions ``t + delta / 3`` by label.
 POSITIONS: dict[str, Fraction] = {
     "T0": Fraction(0), "T0->T1": Fraction(1, 3), "T1->T0": Fraction(2, 3), "T1": Fraction(1),
     "T1->T2": Fraction(4, 3), "T2->T1": Fraction(5, 3), "T2": Fraction(2),

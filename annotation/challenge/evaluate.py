@@ -12,7 +12,7 @@ with :meth:`sitar.Scorer.load` (default: the packaged default checkpoint), score
   puts a T2 case at T2->T1 is wrong in band but right in region;
 * **ordered pairs**, for SITAR and for WER as a baseline: over pairs of cases with the same
   reference and different expected positions, the share the metric orders like the expectation
-  (a tie counts half). WER (word edit distance over SPEC §1 normalised tokens, divided by the
+  (a tie counts half). WER (word edit distance over spec §1 (docs/spec.md) normalised tokens, divided by the
   reference length) has no bands, so only the ordering is comparable.
 
 Pairs are scored one at a time (``--batch-size 1``, the default): the shipped int8 ONNX
@@ -51,7 +51,7 @@ _SCALE = Fraction(7, 3)
 
 
 def wer(reference: str, hypothesis: str) -> float:
-    """Word error rate of one pair over SPEC §1 normalised tokens (an empty reference gives the
+    """Word error rate of one pair over spec §1 normalised tokens (an empty reference gives the
     hypothesis length, as jiwer's ``process_words`` counts insertions)."""
     r = [t.norm for t in tokenize(reference)]
     h = [t.norm for t in tokenize(hypothesis)]

@@ -4,9 +4,9 @@ The source file ``sitar_dev_v1.source.jsonl`` holds 15 hand-written references. 
 hand-labelled edits at recorded character spans of the reference: two T0 disfluencies (``E0a``, an
 immediate word repetition or a filled pause, and ``E0b``, the other kind, later in the reference),
 one T1 edit (``E1``) and one T2 edit (``E2``), each with a one-line reason. This module expands every
-reference into the 11 construction profiles a-k of the SITAR paper's Appendix C (SPEC §8) and
+reference into the 11 construction profiles a-k of the SITAR paper's Appendix C (spec §8, docs/spec.md) and
 writes ``sitar_dev_v1.jsonl`` (165 rows, sorted keys, stable order, byte-identical across runs),
-with the SPEC §5 target of each row computed from the recorded edit tiers (all directions 0).
+with the spec §5 target of each row computed from the recorded edit tiers (all directions 0).
 
 Checks, all raising :class:`~sitar.errors.RecordError` / :class:`~sitar.errors.InputError`: the
 source schema; every ``ref_text`` equals the reference at its span; spans sit on token boundaries,
@@ -180,7 +180,7 @@ class AppliedVariant:
 
 
 def signature() -> str:
-    """The SPEC §9 build signature stored in every row (no analyzer: counts come from the edits)."""
+    """The spec §9 build signature stored in every row (no analyzer: counts come from the edits)."""
     return make_signature(analyzer="none", rho=RHO)
 
 

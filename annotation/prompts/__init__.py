@@ -1,4 +1,4 @@
-"""Versioned prompt templates for the SPEC §6 annotation protocol, and their rendering.
+"""Versioned prompt templates for the spec §6 (docs/spec.md) annotation protocol, and their rendering.
 
 The templates are plain text files in this folder, named ``<task>.v<N>.txt``: ``ranking``
 (order the single-gap hypotheses by distortion, anchored at the zero-deviation baseline),

@@ -3,7 +3,7 @@
 References from the hand-written pool get planned edits of known tier (T0 anywhere, T1 on inform
 spans, T2 on outcome spans), ASR-like where possible (CMU phonetic neighbours, fillers, restarts,
 number formats). Every pair is segmented with CGD and its targets are computed from per-gap tiers
-with SPEC §5, so the records (``sitar.record/1``) match the LLM annotation pipeline's. Run
+with spec §5 (docs/spec.md), so the records (``sitar.record/1``) match the LLM annotation pipeline's. Run
 ``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K`` (add
 ``--passage-probability P`` / ``--family-probability Q`` for the ``synth-1.1`` passages and nested
 siblings, and ``--ladder-probability L`` for the ``synth-1.2`` ladders; ``--reword-probability``,

@@ -1,4 +1,4 @@
-"""Generate the synthetic SITAR corpus: references from the pool, planned edits, CGD, SPEC §5 targets.
+"""Generate the synthetic SITAR corpus: references from the pool, planned edits, CGD, spec §5 (docs/spec.md) targets.
 
 Pipeline (one call of :func:`generate_corpus`):
 
@@ -44,14 +44,14 @@ value gives ``synth-1.1``):
 * ``family_probability``: a pair with a token-changing T0 edit (and at least two edits) also
   yields a *nested sibling* -- the same reference and edits minus one T0 edit, re-segmented and
   re-scored -- so that pairs differing by exactly one disfluency, with their slightly different
-  SPEC §5 targets, are seen together (same pool item, so same split).
+  spec §5 targets, are seen together (same pool item, so same split).
 
 A third opt-in option (0 by default) gives ``synth-1.2``:
 
 * ``ladder_probability`` (:func:`_ladder`): a reference with an inform span also yields a
   *ladder* -- one T2, one T1 and two T0 edits and the 11 nested combinations a-k of the
-  controlled-ordering protocol (SPEC §8), each segmented and scored like any pair -- so that
-  variants inside one tier, ordered only by SPEC §5 counts, are seen together.
+  controlled-ordering protocol (spec §8), each segmented and scored like any pair -- so that
+  variants inside one tier, ordered only by spec §5 counts, are seen together.
 
 Four more opt-in options (off by default) give ``synth-1.3`` (issue #12; data and operators in
 :mod:`.families`): ``reword_probability`` (:func:`_reword_pairs`: phrase-lexicon rewordings, all
@@ -167,7 +167,7 @@ CLEAN_OPS = ("punctuation", "case")
 PASSAGE_MAX_TOKENS = 80
 PASSAGE_PARTNER_WEIGHTS = {1: 0.5, 2: 0.5}
 #: Ladders (``synth-1.2``): the edits of each rung, from the planned T2 edit ("2"), T1 edit ("1")
-#: and two T0 edits ("a", "b"). The letters follow the controlled-ordering profiles a-k (SPEC §8).
+#: and two T0 edits ("a", "b"). The letters follow the controlled-ordering profiles a-k (spec §8).
 LADDER_RUNGS: dict[str, str] = {
     "a": "a", "b": "ab", "c": "1", "d": "1a", "e": "1ab", "f": "2", "g": "2a", "h": "2ab",
     "i": "21", "j": "21a", "k": "21ab",
@@ -734,7 +734,7 @@ class StandInAnalyzer:
 
 
 def asr_surface(text: str) -> str:
-    """Lowercase, punctuation-free surface with the same tokens (SPEC §1 norms) as ``text``.
+    """Lowercase, punctuation-free surface with the same tokens (spec §1 norms) as ``text``.
 
     Characters outside tokens become spaces (apostrophes and digit joiners inside tokens stay), so
     the token sequence is unchanged; if it would change anyway, ``text`` is returned as is.
@@ -1220,7 +1220,7 @@ def _ladder(
     ladder (``ladder_probability``; only references with an inform span are eligible), plans one
     T2 edit, one T1 edit and two token-changing T0 edits on the reference as written (not
     restated), and draws one surface choice for all rungs. Each rung applies its subset of the four
-    edits and is segmented, mapped and scored like any pair, so its target follows SPEC §4-5. A
+    edits and is segmented, mapped and scored like any pair, so its target follows spec §4-5. A
     rung is skipped (and counted) when its hypothesis equals the reference or another hypothesis
     of the reference, or when CGD does not give exactly one gap per edit with the edit's nominal
     tier; the whole ladder is skipped when the four edits cannot be planned.

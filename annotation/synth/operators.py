@@ -16,7 +16,7 @@ operators are grouped by the tier they plan:
   ``unless``), changed action verbs, modal changes, dropped decisive values, phonetic neighbours of
   outcome words.
 
-Boundary cases (SPEC §5 directions), each decided by a fixed rule:
+Boundary cases (spec §5 (docs/spec.md) directions), each decided by a fixed rule:
 
 * **T0 -> T1** (``+1`` at tier 0), ``number_restart``: a restart that first says a *different*
   number and then the right one ("at fifty, fifteen"), which leaves the decisive value ambiguous.

@@ -1,4 +1,4 @@
-"""The linguistic analyzer behind CGD consolidation (SPEC §3).
+"""The linguistic analyzer behind CGD consolidation (spec §3, docs/spec.md).
 
 Consolidation needs one linguistic decision: which tokens of a transcript are *predicates* (main
 verbs, Universal POS ``VERB``; auxiliaries and modals never are). That decision sits behind the
@@ -30,7 +30,7 @@ class Analyzer(Protocol):
         ...
 
     def predicates(self, text: str, tokens: Sequence[Token]) -> frozenset[int]:
-        """Indices into ``tokens`` (the SPEC §1 tokens of ``text``) that are main-verb predicates.
+        """Indices into ``tokens`` (the spec §1 tokens of ``text``) that are main-verb predicates.
 
         ``text`` is the full original string of one side; ``tokens`` is ``sitar.text.tokenize(text)``.
         Must be deterministic.

@@ -1,6 +1,6 @@
 """The default predicate analyzer: the lemminflect lexicon plus documented context rules.
 
-CGD consolidation (SPEC §3) needs to know which tokens of one side are *predicates*: main verbs
+CGD consolidation (spec §3, docs/spec.md) needs to know which tokens of one side are *predicates*: main verbs
 (Universal POS ``VERB``). Auxiliaries, modals and the copula never are. This module decides that
 without any statistical model, so it is deterministic, offline and fast:
 

@@ -1,6 +1,6 @@
 """Optional predicate analyzer backed by an installed English spaCy pipeline.
 
-spaCy tags each of its own tokens with a Universal POS tag. A SITAR token (SPEC §1) is a predicate
+spaCy tags each of its own tokens with a Universal POS tag. A SITAR token (spec §1, docs/spec.md) is a predicate
 iff at least one spaCy token whose character span overlaps the SITAR token's span is tagged
 ``VERB``. The two tokenizations differ (spaCy splits ``don't`` into ``do`` + ``n't`` and ``gonna``
 into ``gon`` + ``na``; SITAR splits ``follow-up`` at the hyphen), and the overlap rule maps both

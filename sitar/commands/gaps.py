@@ -1,9 +1,9 @@
-"""``sitar gaps``: show how CGD segments pairs into gaps (SPEC §2-4).
+"""``sitar gaps``: show how CGD segments pairs into gaps (spec §2-4, docs/spec.md).
 
 The readable view prints, per pair, the reference and hypothesis with gaps bracketed and aligned
 column by column (gap colours only on a terminal), then one line per gap. ``--jsonl`` prints one
 JSON object per pair with each gap's token intervals, character spans and texts on both sides, and
-the SPEC §9 signature.
+the spec §9 signature.
 """
 
 from __future__ import annotations

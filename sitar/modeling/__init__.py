@@ -1,4 +1,4 @@
-"""The torch side of SITAR (extra ``sitar[torch]``): the SPEC §7 regressor, its losses and export.
+"""The torch side of SITAR (extra ``sitar[torch]``): the spec §7 (docs/spec.md) regressor, its losses and export.
 
 This sub-package is the only place in ``sitar/`` that imports torch or transformers; ``import sitar``
 never loads it. Importing it without torch installed raises

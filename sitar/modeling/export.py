@@ -330,7 +330,7 @@ ROWWISE_QUANTIZATION: dict[str, Any] = {
     "method": "sitar row-wise dynamic int8 (com.microsoft.MatMulIntegerToFloat)",
     # Each row (one token's vector) is quantized with its own scale max|x| / 127, computed inside
     # the graph from that row alone: unlike per-tensor dynamic int8, a pair's outputs never depend
-    # on its batch neighbours (SPEC §7b batch invariance).
+    # on its batch neighbours (spec §7b (docs/spec.md) batch invariance).
     "activations": "uint8 per row, symmetric (zero point 128), scale computed in the graph",
     "weights": "int8 per output channel, symmetric, 7-bit range (|w| <= 63, ROWWISE_WEIGHT_MAX)",
     # SmoothQuant (Xiao et al. 2023): per input channel, s = max|x|^a / max|w|^(1-a) from the

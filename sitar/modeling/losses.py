@@ -1,4 +1,4 @@
-"""SPEC §7 training losses as tensor-in/tensor-out modules.
+"""spec §7 (docs/spec.md) training losses as tensor-in/tensor-out modules.
 
 ``L = L_mse + λ_b · L_boundary + λ_o · L_ordinal`` on the raw score scale ``[0, 7/3)``:
 
@@ -36,7 +36,7 @@ __all__ = [
     "base_interval",
 ]
 
-#: Width of one base interval on the raw scale (SPEC §5: ``S ∈ [β, β + 1/3)``).
+#: Width of one base interval on the raw scale (spec §5: ``S ∈ [β, β + 1/3)``).
 INTERVAL = 1.0 / 3.0
 # Tolerance for float round-off when comparing targets with thresholds and interval edges.
 _EPS = 1e-6
@@ -142,7 +142,7 @@ class OrdinalLoss(nn.Module):
 
 
 class GapOrdinalLoss(nn.Module):
-    """SPEC §7b gap loss [C]: for every real gap, binary cross-entropy of logit ``k`` against
+    """spec §7b gap loss [C]: for every real gap, binary cross-entropy of logit ``k`` against
     ``[step ≥ k + 1]`` where ``step = 3t + δ`` ∈ 0..6 is the gap's position ``t + δ/3`` in thirds
     (ordinal thresholds ``1/3 … 2``, so the loss respects the order of positions), averaged over
     real gaps and thresholds. ``steps`` is (B, G) int with ``-1`` in padded gap slots.
@@ -214,7 +214,7 @@ class LossOutput:
 
 
 class SitarLoss(nn.Module):
-    """``L = L_mse + λ_b · L_boundary + λ_o · L_ordinal`` (SPEC §7); weights are saved with runs."""
+    """``L = L_mse + λ_b · L_boundary + λ_o · L_ordinal`` (spec §7); weights are saved with runs."""
 
     def __init__(
         self,
@@ -260,7 +260,7 @@ class SitarLoss(nn.Module):
         gap_steps: Tensor | None = None,
         gap_soft: Tensor | None = None,
     ) -> LossOutput:
-        """The SPEC §7 loss, plus ``λ_g · L_gap`` (SPEC §7b) when ``gap_logits`` and
+        """The spec §7 loss, plus ``λ_g · L_gap`` (spec §7b) when ``gap_logits`` and
         ``gap_steps`` are given (with teacher targets ``gap_soft``, see :class:`GapOrdinalLoss`)."""
         mse = self.mse(score, target)
         boundary = self.boundary(score, target, base)

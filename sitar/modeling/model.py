@@ -1,8 +1,8 @@
-"""SPEC §7 regressor: a cross-encoder over ``[CLS] r [SEP] h [SEP]`` with two heads.
+"""spec §7 (docs/spec.md) regressor: a cross-encoder over ``[CLS] r [SEP] h [SEP]`` with two heads.
 
 Any ``transformers.AutoModel`` backbone reads the pair encoding; a pooled vector feeds a regression
 head (one scalar on the raw scale ``[0, 7/3)``, unbounded during training and clipped at inference)
-and an ordinal head (one logit per SPEC §7 threshold). Pair encodings always come from the
+and an ordinal head (one logit per spec §7 threshold). Pair encodings always come from the
 ``tokenizers`` fast tokenizer serialised as ``tokenizer.json``: training, export parity and
 inference use the same file, which sidesteps slow/fast tokenizer divergence (transformers #16629).
 
@@ -44,7 +44,7 @@ __all__ = [
     "save_regressor",
 ]
 
-#: SPEC §7 ordinal thresholds on the raw scale.
+#: spec §7 ordinal thresholds on the raw scale.
 THRESHOLDS: tuple[float, ...] = tuple(DEFAULT_THRESHOLDS)
 #: Prefix of backbone names that point at a model folder inside an installed package.
 PACKAGE_PREFIX = "package:"
@@ -103,7 +103,7 @@ def _has_weights(folder: Path) -> bool:
     )
 
 
-#: Pooling of the encoder output for the heads (SPEC §7 "a pooled vector").
+#: Pooling of the encoder output for the heads (spec §7 "a pooled vector").
 POOLINGS = ("mean", "cls", "mean_max")
 
 
@@ -118,7 +118,7 @@ class HeadConfig:
     dropout: float = 0.1
     #: Number of ordinal logits (one per threshold).
     num_thresholds: int = len(THRESHOLDS)
-    #: SPEC §7b gap-aware head [C]: read the gap-marked input and predict, per gap, one ordinal
+    #: spec §7b gap-aware head [C]: read the gap-marked input and predict, per gap, one ordinal
     #: logit per threshold of its severity position ``t + δ/3`` (``gap_logits``, shape (B, G, K)).
     gap_head: bool = False
 
@@ -144,7 +144,7 @@ class HeadConfig:
 
 
 class SitarRegressor(nn.Module):
-    """Backbone + pooled vector + regression head + ordinal head (+ the SPEC §7b gap head).
+    """Backbone + pooled vector + regression head + ordinal head (+ the spec §7b gap head).
 
     ``forward(input_ids, attention_mask, token_type_ids=None, gap_index=None)`` returns
     ``(score, ordinal_logits)`` with shapes ``(B,)`` and ``(B, K)``, and with the gap head also

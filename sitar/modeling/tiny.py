@@ -177,7 +177,7 @@ def synthetic_records(
     """``n`` schema-valid record dicts: a reference and a hypothesis with 0-3 word replacements.
 
     The tier of a replacement is the tier of the replaced word (filler words count as T0), and the
-    target follows SPEC §5 from those tiers, so a model can learn it. Gaps are single-token
+    target follows spec §5 (docs/spec.md) from those tiers, so a model can learn it. Gaps are single-token
     substitutions with correct token and character spans.
     """
     rng = random.Random(seed)

@@ -1,0 +1,449 @@
+"""The docs site (mkdocs.yml, docs/) builds offline with ``mkdocs build --strict``, and every code
+block on it runs in a test.
+
+Which test runs a block depends on where its text lives (pages include text from its one home):
+
+* a page's own text under ``docs/``: this file. ``console`` blocks run command by command through
+  ``bash`` in a scratch folder with this checkout's ``sitar`` and must print what the page shows (the
+  rules of benchmarks/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a page
+  whose fences are plain with ``python benchmarks/readme_examples.py --update --readme docs/X.md``);
+  ``python`` blocks run; ``bash`` blocks run with ``bash -e`` and must exit 0. The blocks of one page
+  share a scratch folder, in page order.
+* ``README.md``: tests/test_readme.py runs its ``console`` and ``python`` blocks.
+* ``json`` blocks, wherever they live: parsed here.
+* the docstring examples (``>>>``) of the objects on the API page: run here with ``doctest``.
+
+A block that cannot run says so: in its info string (```` ```bash no-run ````, any language followed
+by ``no-run``), or, in README.md, whose checker reads bare info strings only, with a line
+``<!-- readme-test: skip (reason) -->`` right before it. A docstring example that cannot run says
+``# doctest: +SKIP``. Any other block fails ``test_every_code_block_on_the_site_runs_or_is_marked``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+RUNNABLE = ("console", "python", "bash")
+
+pytest.importorskip("mkdocs", reason="the docs extra (pip install -e '.[docs]', part of dev)")
+
+
+def _load(name: str, path: Path):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def hooks():
+    return _load("sitar_docs_hooks", DOCS / "hooks.py")
+
+
+def readme_examples():
+    return _load("readme_examples", ROOT / "benchmarks" / "readme_examples.py")
+
+
+# --- the code blocks on the site ------------------------------------------------------------------
+
+_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>```+|~~~+)\s*(?P<info>[^`]*?)\s*$")
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    source: str  # repository path of the file that holds the text
+    line: int  # 1-based line of the opening fence
+    lang: str
+    info: tuple[str, ...]  # the info string's words after the language
+    lines: tuple[str, ...]
+    readme_skip: bool  # README.md: preceded by <!-- readme-test: skip (...) -->
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line} ({self.lang or 'no language'})"
+
+
+def fenced_blocks(text: str, source: str) -> list[CodeBlock]:
+    lines = text.split("\n")
+    skip = readme_examples().SKIP
+    found, i = [], 0
+    while i < len(lines):
+        match = _OPEN.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        fence = match.group("fence")
+        close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        j = i + 1
+        while j < len(lines) and not close.match(lines[j]):
+            j += 1
+        words = match.group("info").split()
+        prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+        found.append(
+            CodeBlock(
+                source=source,
+                line=i + 1,
+                lang=words[0] if words else "",
+                info=tuple(words[1:]),
+                lines=tuple(lines[i + 1 : j]),
+                readme_skip=bool(skip.search(prev)),
+            )
+        )
+        i = j + 1
+    return found
+
+
+def _section_lines(path: str, section: str) -> set[int]:
+    """1-based line numbers inside the snippet section ``section`` of ``path``."""
+    marker = hooks()._SECTION
+    inside, out = False, set()
+    for number, line in enumerate((ROOT / path).read_text(encoding="utf-8").split("\n"), 1):
+        match = marker.search(line)
+        if match and match.group("name") == section:
+            inside = match.group("type") == "start"
+        elif inside:
+            out.add(number)
+    assert out, f"no snippet section {section!r} in {path}"
+    return out
+
+
+def page_sources() -> dict[str, str]:
+    """Every page of the site (its src_uri) with its markdown before includes are expanded."""
+    pages = {
+        path.relative_to(DOCS).as_posix(): path.read_text(encoding="utf-8")
+        for path in DOCS.rglob("*.md")
+    }
+    h = hooks()
+    for card in sorted(ROOT.glob(h.CARDS_GLOB)):  # generated by the hook, one per data card
+        pages[f"{h.CARDS_DIR}/{card.name}"] = f'--8<-- "data_cards/{card.name}"\n'
+    return pages
+
+
+def site_blocks() -> list[CodeBlock]:
+    """Every code block shown on the site, once, with the file its text lives in."""
+    snippet = hooks()._SNIPPET
+    seen: dict[tuple[str, int], CodeBlock] = {}
+    for page, text in page_sources().items():
+        for block in fenced_blocks(text, f"docs/{page}"):
+            seen[(block.source, block.line)] = block
+        for line in text.split("\n"):
+            match = snippet.match(line)
+            if not match:
+                continue
+            path, _, section = match.group("path").partition(":")
+            blocks = fenced_blocks((ROOT / path).read_text(encoding="utf-8"), path)
+            if section:
+                inside = _section_lines(path, section)
+                blocks = [b for b in blocks if b.line in inside]
+            for block in blocks:
+                seen[(block.source, block.line)] = block
+    return sorted(seen.values(), key=lambda b: (b.source, b.line))
+
+
+def how_run(block: CodeBlock) -> str:
+    """Which test runs the block, "marked" for a block marked as not run, "" for neither."""
+    if "no-run" in block.info or (block.source == "README.md" and block.readme_skip):
+        return "marked"
+    if block.lang == "json":
+        return "parsed here"
+    if block.source == "README.md" and block.lang in ("console", "python"):
+        return "tests/test_readme.py"
+    if block.source.startswith("docs/") and block.lang in RUNNABLE:
+        return "run here"
+    return ""
+
+
+def test_every_code_block_on_the_site_runs_or_is_marked():
+    blocks = site_blocks()
+    unrun = [b.where for b in blocks if not how_run(b)]
+    assert not unrun, (
+        "code blocks on the docs site that no test runs (run them, or mark them: "
+        "```bash no-run, or <!-- readme-test: skip (reason) --> in README.md):\n" + "\n".join(unrun)
+    )
+    counts = Counter(how_run(b) for b in blocks)
+    print(dict(counts))
+    # the collector sees the site's blocks: the README's examples, this file's own, the marked ones
+    assert len(blocks) >= 40, counts
+    assert set(counts) == {"tests/test_readme.py", "run here", "parsed here", "marked"}, counts
+
+
+def test_the_block_conventions_are_honoured():
+    page = "\n".join(
+        [
+            "```bash no-run",
+            "python -m training --config big.yaml",
+            "```",
+            "",
+            "```bash",
+            "python -m training --config big.yaml",
+            "```",
+            "",
+            "<!-- readme-test: skip (placeholder paths) -->",
+            "```text",
+            "a tree",
+            "```",
+            "````console",
+            "$ sitar gaps --ref a --hyp b",
+            "```",
+            "````",
+        ]
+    )
+    readme = fenced_blocks(page, "README.md")
+    assert [(b.lang, how_run(b)) for b in readme] == [
+        ("bash", "marked"),
+        ("bash", ""),  # a README bash block no test runs and nothing marks
+        ("text", "marked"),
+        ("console", "tests/test_readme.py"),
+    ]
+    assert readme[3].lines == ("$ sitar gaps --ref a --hyp b", "```")
+    training = fenced_blocks(page, "training/README.md")
+    # the README skip comment counts in README.md only
+    assert [how_run(b) for b in training] == ["marked", "", "", ""]
+    own = fenced_blocks(page, "docs/formats.md")
+    assert [how_run(b) for b in own] == ["marked", "run here", "", "run here"]
+
+
+def test_the_whole_readme_is_on_the_site():
+    site = hooks().SiteMap("https://github.com/sitar-metric/sitar")
+    for page, text in page_sources().items():
+        site.add_page(page, text)
+    headings = list(hooks().file_anchors("README.md"))
+    missing = [a for a in headings[1:] if a not in site.anchors["README.md"]]  # [0]: the title
+    assert not missing, f"README sections that no docs page includes: {missing}"
+    # each section opens once and closes once, after it opens (an unclosed one would run to the end)
+    marks = [
+        (m.group("type"), m.group("name"))
+        for m in map(hooks()._SECTION.search, (ROOT / "README.md").read_text("utf-8").split("\n"))
+        if m
+    ]
+    for name in {n for _, n in marks}:
+        assert [k for k, n in marks if n == name] == ["start", "end"], name
+
+
+def _page_blocks() -> dict[str, list[CodeBlock]]:
+    out: dict[str, list[CodeBlock]] = {}
+    for block in site_blocks():
+        if how_run(block) == "run here":
+            out.setdefault(block.source, []).append(block)
+    return out
+
+
+@pytest.mark.parametrize("page", sorted(_page_blocks()))
+def test_docs_page_code_blocks_run(page, tmp_path):
+    script = readme_examples()
+    workdir, bindir = tmp_path / "work", tmp_path / "bin"
+    workdir.mkdir()
+    bindir.mkdir()
+    script._shim(bindir)
+    env = script._env(bindir)
+    failures = []
+    for block in _page_blocks()[page]:
+        if block.lang == "console":
+            runnable = script.Block(block.lang, block.line, list(block.lines), False)
+            for i, expected, actual, error in script.run_console(runnable, workdir, env, 0.01):
+                if error:
+                    failures.append(
+                        f"{block.where} {block.lines[i]}: {error}\n"
+                        + "\n".join([f"  - {e}" for e in expected] + [f"  + {a}" for a in actual])
+                    )
+        elif block.lang == "python":
+            runnable = script.Block(block.lang, block.line, list(block.lines), False)
+            error = script.run_python(runnable, workdir)
+            if error:
+                failures.append(f"{block.where}:\n{error}")
+        else:
+            proc = subprocess.run(
+                ["bash", "-e", "-c", "\n".join(block.lines)],
+                cwd=workdir,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            if proc.returncode != 0:
+                failures.append(f"{block.where}: exit {proc.returncode}: {proc.stderr.strip()}")
+    assert not failures, "\n".join(failures)
+
+
+def test_json_blocks_on_the_site_parse():
+    blocks = [b for b in site_blocks() if how_run(b) == "parsed here"]
+    for block in blocks:
+        try:
+            json.loads("\n".join(block.lines))
+        except json.JSONDecodeError as e:
+            pytest.fail(f"{block.where}: not JSON: {e}")
+
+
+def _resolve(dotted: str):
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)
+        return obj
+    raise ImportError(dotted)
+
+
+def _api_names() -> list[str]:
+    return re.findall(r"^::: (\S+)", (DOCS / "api.md").read_text(encoding="utf-8"), re.MULTILINE)
+
+
+def test_api_page_docstring_examples_run(tmp_path, monkeypatch):
+    names = _api_names()
+    assert len(names) >= 8, names
+    monkeypatch.chdir(tmp_path)
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    found = 0
+    for name in names:
+        for test in finder.find(_resolve(name), name):
+            found += len(test.examples)
+            runner.run(test, out=lambda text: print(text, end=""))
+    failed, attempted = runner.summarize(verbose=False)
+    assert failed == 0
+    print(f"{attempted} docstring examples run, {found - attempted} skipped")
+    assert attempted >= 5, (attempted, found)  # segment's and score_from_tiers' at least
+
+
+# --- the build ------------------------------------------------------------------------------------
+
+
+def _build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    # Any attempt to reach the network goes to a closed local port and fails: the build is offline.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"):
+        env[var] = "http://127.0.0.1:9"
+    env.pop("NO_PROXY", None)
+    env.pop("no_proxy", None)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_mkdocs_build_strict(tmp_path):
+    site = tmp_path / "site"
+    proc = _build(ROOT / "mkdocs.yml", site)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "WARNING" not in output, output
+    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    for name in _api_names():  # each `::: name` of the API page rendered under its own anchor
+        assert f'id="{name}"' in api, name
+    assert 'id="sitar.errors.InputError"' in api
+    for card in sorted(ROOT.glob("data_cards/*.md")):
+        assert (site / "data-cards" / card.stem / "index.html").is_file(), card
+    html = "\n".join(p.read_text(encoding="utf-8") for p in site.rglob("*.html"))
+    assert "fonts.googleapis.com" not in html and "fonts.gstatic.com" not in html
+    # included text keeps working links: README's spec links point at the spec page
+    assert 'href="../spec/#5-score-from-tiers"' in (site / "cli" / "index.html").read_text("utf-8")
+
+
+def test_mkdocs_build_strict_fails_on_a_broken_anchor(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for path in DOCS.glob("*.md"):
+        (docs / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (docs / "broken.md").write_text("# Broken\n\nSee [the spec](spec.md#no-such-heading).\n")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    config = config.replace("docs_dir: docs", f"docs_dir: {docs}")
+    config = config.replace("  - docs/hooks.py", f"  - {DOCS / 'hooks.py'}")
+    config = config.replace("- docs/griffe_doctest.py", f"- {DOCS / 'griffe_doctest.py'}")
+    config = config.replace('paths: ["."]', f'paths: ["{ROOT}"]')
+    config = config.replace("nav:\n", "nav:\n  - Broken: broken.md\n")
+    watch = re.search(r"^watch:\n((?:  - .*\n)+)", config, re.MULTILINE)
+    assert watch, "mkdocs.yml: the watch list"
+    absolute = re.sub(
+        r"^  - (.*)$", lambda m: f"  - {ROOT / m.group(1)}", watch.group(1), flags=re.M
+    )
+    config = config.replace(watch.group(1), absolute)
+    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
+    proc = _build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert proc.returncode != 0
+    assert "no-such-heading" in proc.stdout + proc.stderr
+
+
+# --- the hook: links in included text -------------------------------------------------------------
+
+
+def _site_map():
+    h = hooks()
+    site = h.SiteMap("https://github.com/sitar-metric/sitar")
+    site.pages["docs/spec.md"] = "spec.md"
+    site.add_page("cli.md", '--8<-- "README.md:cli-conventions"\n')
+    site.add_page("training.md", '--8<-- "training/README.md"\n')
+    return site
+
+
+def test_included_links_point_at_site_pages_or_the_repository():
+    site = _site_map()
+    assert (
+        site.link("docs/spec.md#5-score-from-tiers", "README.md") == "/spec.md#5-score-from-tiers"
+    )
+    assert site.link("#command-line-conventions", "README.md") == "/cli.md#command-line-conventions"
+    assert (
+        site.link("../README.md#command-line-conventions", "training/README.md")
+        == "/cli.md#command-line-conventions"
+    )
+    assert site.link("../README.md", "training/README.md") == "/index.md"
+    assert site.link("README.md", "experiments/README.md") == (
+        "https://github.com/sitar-metric/sitar/blob/main/experiments/README.md"
+    )
+    assert site.link("minilm-gap-v5", "experiments/README.md") == (
+        "https://github.com/sitar-metric/sitar/tree/main/experiments/minilm-gap-v5"
+    )
+    assert site.link("https://example.org/x.md", "README.md") == "https://example.org/x.md"
+
+
+def test_a_broken_included_link_is_a_warning_that_fails_the_strict_build(caplog):
+    site = _site_map()
+    assert hooks().log.name.startswith("mkdocs.")  # MkDocs counts the warnings of its loggers
+    with caplog.at_level("WARNING"):
+        assert site.link("#no-such-heading", "README.md") == "#no-such-heading"
+        assert site.link("no/such/file.md", "README.md") == "no/such/file.md"
+    messages = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(messages) == 2, messages
+    assert "no heading with that anchor" in messages[0]
+    assert "not in the repository" in messages[1]
+
+
+def test_links_in_code_are_left_alone():
+    lines = [
+        "`[a](docs/spec.md)` and [b](docs/spec.md)",
+        "```python",
+        "[c](docs/spec.md)",
+        "```",
+        "a `multi-line",
+        "span [d](docs/spec.md)` and [e](docs/spec.md#0-objects)",
+    ]
+    assert _site_map().rewrite(lines, "README.md") == [
+        "`[a](docs/spec.md)` and [b](/spec.md)",
+        "```python",
+        "[c](docs/spec.md)",
+        "```",
+        "a `multi-line",
+        "span [d](docs/spec.md)` and [e](/spec.md#0-objects)",
+    ]
