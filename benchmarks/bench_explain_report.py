@@ -12,7 +12,7 @@ gap-aware checkpoint; ``rescore``, one extra model input per gap, on every check
 what the CLI commands run:
 
 * ``score``: :meth:`Scorer.score` over both systems' pairs;
-* ``compare``: :func:`sitar.diagnostics.compare` (scores, paired bootstrap, WER);
+* ``compare``: :func:`sitar.comparison.compare` (scores, paired bootstrap, WER);
 * ``explain``: :func:`sitar.diagnostics.explain_many` over both systems' pairs;
 * ``report``: :func:`sitar.report.build_report` (explain, compare, plots, HTML).
 
@@ -74,7 +74,8 @@ def timed(fn: Any) -> tuple[float, float, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sitar.diagnostics import compare, explain_many
+    from sitar.comparison import compare
+    from sitar.diagnostics import explain_many
     from sitar.report import build_report
     from sitar.scorer import Scorer
 

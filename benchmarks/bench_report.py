@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="folder for report.html and bench.json")
     args = parser.parse_args(argv)
 
-    from sitar.diagnostics import compare_scores, explain_many, word_error_counts
+    from sitar.comparison import compare_scores, word_error_counts
+    from sitar.diagnostics import explain_many
     from sitar.report import render_report, write_report
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="sitar-bench-"))

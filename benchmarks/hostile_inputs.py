@@ -972,7 +972,7 @@ def _(c):
 def _(c):
     return _api(
         c,
-        "from sitar.diagnostics import paired_bootstrap\n"
+        "from sitar.comparison import paired_bootstrap\n"
         "paired_bootstrap({'a': [0.1], 'b': [0.2]}, n_bootstrap=10**9)",
     )
 
