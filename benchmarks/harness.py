@@ -17,6 +17,7 @@ Pairs come from :mod:`benchmarks.pairs`.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import platform
 import statistics
@@ -208,9 +209,10 @@ def built_folder(
     return folder, tmp
 
 
+@functools.cache
 def frozen_reference(name: str) -> Any:
     """A frozen earlier implementation kept under ``tests/`` as a test reference (``cgd_exact_v1``,
-    ``text_v1``), loaded from its file: the benchmarks time today's code against it."""
+    ``text_v1``), loaded once from its file: the benchmarks time today's code against it."""
     import importlib.util
 
     path = ROOT / "tests" / f"{name}.py"
