@@ -1,9 +1,9 @@
 """CGD segmentation speed and memory, reported as ratios against jiwer's word alignment and against
 the previous (v1, dense-matrix) CGD implementation on the same pairs.
 
-    python benchmarks/bench_cgd.py [--n 300] [--words 12 40 150 600 5000]
-    python benchmarks/bench_cgd.py --long 20000 50000 [--old-max-words 20000]
-    python benchmarks/bench_cgd.py --tokenize [--n 2048]
+    python -m benchmarks cgd [--n 300] [--words 12 40 150 600 5000] [--json out.json]
+    python -m benchmarks cgd --long 20000 50000 [--old-max-words 20000]
+    python -m benchmarks cgd --tokenize [--n 2048]
 
 Pairs are built deterministically at a fixed seed with word-level edits (drop, substitute, insert
 fillers, at ``--error-rate`` in total; default 13 %) from one of two sources: ``dev`` repeats the
@@ -32,67 +32,21 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
-import random
-import sys
-import time
 import tracemalloc
-from collections import Counter
 from contextlib import contextmanager
 from functools import partial
-from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-DEVSET = ROOT / "annotation" / "devset" / "sitar_dev_v1.source.jsonl"
-
-
-def _references() -> list[str]:
-    return [
-        json.loads(line)["reference"] for line in DEVSET.read_text(encoding="utf-8").splitlines()
-    ]
-
-
-def make_pairs(
-    n: int, words: int, seed: int, *, source: str = "dev", error_rate: float = 0.13
-) -> list[tuple[str, str]]:
-    refs = _references()
-    rng = random.Random(seed)
-    vocab = " ".join(refs).split()
-    counts = Counter(vocab)
-    unigram_words, unigram_weights = list(counts), list(counts.values())
-    # Split of the edits as in the original benchmark: 5 % drop, 5 % substitute, 3 % filler.
-    p_drop, p_sub = error_rate * 5 / 13, error_rate * 10 / 13
-    pairs = []
-    for _ in range(n):
-        if source == "dev":
-            tokens: list[str] = []
-            while len(tokens) < words:
-                tokens.extend(rng.choice(refs).split())
-        else:
-            tokens = rng.choices(unigram_words, unigram_weights, k=words)
-        ref = tokens[:words]
-        hyp = []
-        for w in ref:
-            r = rng.random()
-            if r < p_drop:
-                continue
-            if r < p_sub:
-                hyp.append(rng.choice(vocab))
-            elif r < error_rate:
-                hyp.extend([w, rng.choice(["uh", "um"])])
-            else:
-                hyp.append(w)
-        pairs.append((" ".join(ref), " ".join(hyp)))
-    return pairs
+from benchmarks.harness import frozen_reference, timed, write_result
+from benchmarks.pairs import edited_pairs
 
 
 @contextmanager
 def old_decomposition():
     """Swap the v1 dense decomposition into ``sitar.cgd`` for the duration."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    import cgd_exact_v1
-
     import sitar.cgd
+
+    cgd_exact_v1 = frozen_reference("cgd_exact_v1")
 
     saved = sitar.cgd.decompose
     sitar.cgd.decompose = cgd_exact_v1.decompose
@@ -105,10 +59,11 @@ def old_decomposition():
 def _time_segment(pairs) -> float:
     import sitar
 
-    t0 = time.perf_counter()
-    for ref, hyp in pairs:
-        sitar.segment(ref, hyp)
-    return time.perf_counter() - t0
+    def run() -> None:
+        for ref, hyp in pairs:
+            sitar.segment(ref, hyp)
+
+    return timed(run).wall
 
 
 def _time_align(pairs) -> float:
@@ -116,19 +71,21 @@ def _time_align(pairs) -> float:
     import sitar.cgd
     from sitar.text import tokenize
 
-    t0 = time.perf_counter()
-    for ref, hyp in pairs:
-        sitar.cgd.decompose([t.norm for t in tokenize(ref)], [t.norm for t in tokenize(hyp)])
-    return time.perf_counter() - t0
+    def run() -> None:
+        for ref, hyp in pairs:
+            sitar.cgd.decompose([t.norm for t in tokenize(ref)], [t.norm for t in tokenize(hyp)])
+
+    return timed(run).wall
 
 
 def _time_jiwer(pairs) -> float:
     import jiwer
 
-    t0 = time.perf_counter()
-    for ref, hyp in pairs:
-        jiwer.process_words(ref, hyp)
-    return time.perf_counter() - t0
+    def run() -> None:
+        for ref, hyp in pairs:
+            jiwer.process_words(ref, hyp)
+
+    return timed(run).wall
 
 
 def _time_old_segment(pairs) -> float:
@@ -136,7 +93,7 @@ def _time_old_segment(pairs) -> float:
         return _time_segment(pairs)
 
 
-def run_short(args) -> None:
+def run_short(args) -> list[dict[str, Any]]:
     import sitar
 
     sitar.segment("warm up the analyzer", "warm up analyzer")
@@ -147,9 +104,10 @@ def run_short(args) -> None:
         f"{'words':>6} {'pairs':>6} {'segment/s':>10} {'align/s':>9} {'v1/s':>9} {'jiwer/s':>9} "
         f"{'seg/jiwer':>10} {'align/jiwer':>12} {'v1/new':>8}"
     )
+    rows = []
     for words in args.words:
         n = args.n if words <= 1000 else max(3, args.n // 30)
-        pairs = make_pairs(n, words, args.seed, source=args.source, error_rate=args.error_rate)
+        pairs = edited_pairs(n, words, args.seed, source=args.source, error_rate=args.error_rate)
         for ref, hyp in pairs:  # untimed pass: fills the analyzer's lexicon cache
             sitar.segment(ref, hyp)
         timers = {"new": _time_segment, "align": _time_align, "jiwer": _time_jiwer}
@@ -169,6 +127,8 @@ def run_short(args) -> None:
             f"{best['align'] / best['jiwer']:>11.2f}x {old_ratio}",
             flush=True,
         )
+        rows.append({"words": words, "pairs": n, "best_seconds": best})
+    return rows
 
 
 def _measure(fn) -> tuple[float, float]:
@@ -176,9 +136,7 @@ def _measure(fn) -> tuple[float, float]:
     (``tracemalloc`` slows allocation-heavy Python code several times over, so it never runs
     while the clock does)."""
     gc.collect()
-    t0 = time.perf_counter()
-    fn()
-    elapsed = time.perf_counter() - t0
+    elapsed = timed(fn).wall
     gc.collect()
     tracemalloc.start()
     fn()
@@ -193,7 +151,7 @@ def _segment_into(holder: dict, ref: str, hyp: str) -> None:
     holder["seg"] = sitar.segment(ref, hyp)
 
 
-def run_long(args) -> None:
+def run_long(args) -> list[dict[str, Any]]:
     import jiwer
 
     import sitar
@@ -204,8 +162,9 @@ def run_long(args) -> None:
         f"{'words':>6} {'gaps':>6} {'new s':>7} {'new MiB':>8} {'v1 s':>7} {'v1 MiB':>8} "
         f"{'jiwer s':>8} {'jiwer MiB':>9} {'vs jiwer':>9} {'v1 vs new':>10}"
     )
+    rows = []
     for words in args.long:
-        ((ref, hyp),) = make_pairs(
+        ((ref, hyp),) = edited_pairs(
             1, words, args.seed, source=args.source, error_rate=args.error_rate
         )
         sitar.segment(ref, hyp)  # warm the lexicon cache for this vocabulary
@@ -213,26 +172,35 @@ def run_long(args) -> None:
         t_new, m_new = _measure(partial(_segment_into, holder, ref, hyp))
         old = "       -        -"
         ratio_old = f"{'-':>10}"
+        row: dict[str, Any] = {"words": words, "gaps": len(holder["seg"].gaps)}
+        row.update(new_seconds=t_new, new_peak_mib=m_new)
         if words <= args.old_max_words:
             with old_decomposition():
                 t_old, m_old = _measure(partial(sitar.segment, ref, hyp))
             old = f"{t_old:>7.2f} {m_old:>8.1f}"
             ratio_old = f"{t_old / t_new:>9.1f}x"
+            row.update(v1_seconds=t_old, v1_peak_mib=m_old)
         t_j, m_j = _measure(partial(jiwer.process_words, ref, hyp))
+        row.update(jiwer_seconds=t_j, jiwer_peak_mib=m_j)
+        rows.append(row)
         print(
             f"{words:>6} {len(holder['seg'].gaps):>6} {t_new:>7.2f} {m_new:>8.1f} {old} "
             f"{t_j:>8.3f} {m_j:>9.1f} {t_new / t_j:>8.2f}x {ratio_old}",
             flush=True,
         )
+    return rows
 
 
-def run_tokenize(args) -> None:
-    sys.path.insert(0, str(ROOT / "tests"))
-    import text_v1
+def _tokenize_all(fn, texts) -> None:
+    for text in texts:
+        fn(text)
 
+
+def run_tokenize(args) -> dict[str, Any]:
     from sitar.text import tokenize
 
-    pairs = make_pairs(args.n // 2, 22, args.seed, source="dev", error_rate=args.error_rate)
+    text_v1 = frozen_reference("text_v1")
+    pairs = edited_pairs(args.n // 2, 22, args.seed, source="dev", error_rate=args.error_rate)
     texts = [t for pair in pairs for t in pair]
     for fn in (tokenize, text_v1.tokenize):  # warm up
         for text in texts[:50]:
@@ -240,18 +208,18 @@ def run_tokenize(args) -> None:
     timings = dict.fromkeys(("regex", "v1"), float("inf"))
     for _ in range(args.repeat):
         for name, fn in (("regex", tokenize), ("v1", text_v1.tokenize)):
-            t0 = time.perf_counter()
-            for text in texts:
-                fn(text)
-            timings[name] = min(timings[name], time.perf_counter() - t0)
+            timings[name] = min(timings[name], timed(_tokenize_all, fn, texts).wall)
     print(
         f"{len(texts)} strings: regex {len(texts) / timings['regex']:.0f}/s, "
         f"v1 {len(texts) / timings['v1']:.0f}/s, speed-up {timings['v1'] / timings['regex']:.1f}x"
     )
+    return {"strings": len(texts), "best_seconds": timings}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks cgd", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--n", type=int, default=300, help="pairs per length (short mode)")
     parser.add_argument("--words", type=int, nargs="+", default=[12, 40, 150, 600, 5000])
     parser.add_argument("--long", type=int, nargs="+", help="one pair per length, time + memory")
@@ -263,14 +231,18 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds, best kept")
-    args = parser.parse_args()
+    parser.add_argument("--json", help="also write the numbers here")
+    args = parser.parse_args(argv)
+    settings = {"source": args.source, "error_rate": args.error_rate, "seed": args.seed}
     if args.tokenize:
-        run_tokenize(args)
+        numbers = {"mode": "tokenize", **settings, "repeat": args.repeat, **run_tokenize(args)}
     elif args.long:
-        run_long(args)
+        numbers = {"mode": "long", **settings, "rows": run_long(args)}
     else:
-        run_short(args)
+        numbers = {"mode": "short", **settings, "repeat": args.repeat, "rows": run_short(args)}
+    write_result(args.json, "cgd", numbers)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

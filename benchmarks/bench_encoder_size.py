@@ -1,6 +1,6 @@
 """Throughput of a gap-head checkpoint against the same design on a larger encoder, in one run.
 
-    python benchmarks/bench_encoder_size.py --data records.jsonl [--checkpoint CKPT] [--n 512] \
+    python -m benchmarks encoder-size --data records.jsonl [--checkpoint CKPT] [--n 512] \
         [--rounds 3] [--threads 2] [--layers 12 --hidden 768 --heads 12 --ffn 3072] \
         [--shape-dir FOLDER] [--json out.json]
 
@@ -19,13 +19,11 @@ Machines here are noisy: compare ratios from one run.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _turns import built_folder, same_run_report, take_turns
-from bench_gap_scoring import sample_pairs
+from benchmarks.harness import built_folder, same_run_report, take_turns
+from benchmarks.pairs import sample_pairs
 
 
 def build_shape(
@@ -78,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     from sitar.checkpoint import default_checkpoint_path
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks encoder-size", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
     p.add_argument(
         "--checkpoint", help="gap-head checkpoint under test (default: the packaged one)"
@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         args,
         other="shape",
         label=f"{args.layers}x{args.hidden} encoder",
+        benchmark="encoder-size",
         extra={"shape": shape, "weights": "random (seed 0)"},
     )
     if tmp is not None:

@@ -1,6 +1,6 @@
 """Cost of ``explain`` and ``report`` against plain scoring and ``compare``, in one run.
 
-    python benchmarks/bench_explain_report.py --data records.jsonl [--checkpoint CKPT ...] \
+    python -m benchmarks explain-report --data records.jsonl [--checkpoint CKPT ...] \
         [--n-references 512] [--threads 2] [--repeats 3] [--json out.json]
 
 Two systems over the same references: the first two hypotheses of each of ``--n-references``
@@ -12,7 +12,7 @@ gap-aware checkpoint; ``rescore``, one extra model input per gap, on every check
 what the CLI commands run:
 
 * ``score``: :meth:`Scorer.score` over both systems' pairs;
-* ``compare``: :func:`sitar.diagnostics.compare` (scores, paired bootstrap, WER);
+* ``compare``: :func:`sitar.comparison.compare` (scores, paired bootstrap, WER);
 * ``explain``: :func:`sitar.diagnostics.explain_many` over both systems' pairs;
 * ``report``: :func:`sitar.report.build_report` (explain, compare, plots, HTML).
 
@@ -26,59 +26,24 @@ speed-up of each method over ``rescore`` on the same checkpoint and over the las
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import statistics
 import sys
-import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import provenance
-
-
-def two_systems(
-    path: str, n_references: int, seed: int
-) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """Two systems from a JSONL file whose rows have ``reference`` and ``hypothesis`` fields."""
-    by_ref: dict[str, list[str]] = defaultdict(list)
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if not isinstance(row.get("reference"), str) or not isinstance(
-                row.get("hypothesis"), str
-            ):
-                raise SystemExit(f"{path}:{lineno}: no 'reference' and 'hypothesis' strings")
-            if row["hypothesis"] not in by_ref[row["reference"]]:
-                by_ref[row["reference"]].append(row["hypothesis"])
-    usable = sorted(ref for ref, hyps in by_ref.items() if len(hyps) >= 2)
-    if not usable:
-        raise SystemExit(f"{path}: no reference has two different hypotheses")
-    chosen = random.Random(seed).sample(usable, min(n_references, len(usable)))
-    refs = {f"u{i:05d}": ref for i, ref in enumerate(chosen)}
-    systems = {
-        "A": {u: by_ref[ref][0] for u, ref in refs.items()},
-        "B": {u: by_ref[ref][1] for u, ref in refs.items()},
-    }
-    return refs, systems
-
-
-def timed(fn: Any) -> tuple[float, float, Any]:
-    w0, c0 = time.perf_counter(), time.process_time()
-    out = fn()
-    return time.perf_counter() - w0, time.process_time() - c0, out
+from benchmarks.harness import timed, write_result
+from benchmarks.pairs import two_systems
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sitar.diagnostics import compare, explain_many
+    from sitar.comparison import compare
+    from sitar.diagnostics import explain_many
     from sitar.report import build_report
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks explain-report", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument(
         "--checkpoint", action="append", help="checkpoint (repeatable; default packaged)"
     )
@@ -145,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     for rep in range(args.repeats):
         for name, jobs in plan.items():
             for cell, fn in jobs.items():
-                w, c, out = timed(fn)
+                t = timed(fn)
+                w, c, out = t.wall, t.cpu, t.value
                 wall[name, cell].append(w)
                 cpu[name, cell].append(c)
                 if cell.startswith("explain:"):
@@ -205,17 +171,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"{cell['report_speedup_vs_last_rescore']:.2f}x |"
             )
         results[name] = row
-    if args.json:
-        report = {
-            "n_references": len(refs),
-            "n_pairs": n_pairs,
-            "threads": args.threads,
-            "repeats": args.repeats,
-            "data": args.data,
-            "checkpoints": results,
-        }
-        report["provenance"] = provenance()
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    numbers = {
+        "n_references": len(refs),
+        "n_pairs": n_pairs,
+        "threads": args.threads,
+        "repeats": args.repeats,
+        "data": args.data,
+        "checkpoints": results,
+    }
+    write_result(args.json, "explain-report", numbers)
     return 0
 
 

@@ -1,7 +1,7 @@
 """Scorer throughput and batch invariance, side by side in one run (spec §7b (docs/spec.md), issue: gap-aware
 scoring).
 
-    python benchmarks/bench_gap_scoring.py --checkpoint CKPT [--checkpoint PEER ...] \
+    python -m benchmarks gap-scoring --checkpoint CKPT [--checkpoint PEER ...] \
         [--variant V ...] --data records.jsonl [--n 1024] [--threads 2] [--batch-size 32] \
         [--json out.json]
 
@@ -24,23 +24,12 @@ import json
 import random
 import statistics
 import sys
-import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import provenance
-
-
-def sample_pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
-    from sitar.records import read_records
-
-    records = list(read_records(path))
-    rng = random.Random(seed)
-    chosen = rng.sample(records, min(n, len(records)))
-    return [r.reference for r in chosen], [r.hypothesis for r in chosen]
+from benchmarks.harness import timed, write_result
+from benchmarks.pairs import sample_pairs
 
 
 def invariance(scorer: Any, refs: list[str], hyps: list[str], seed: int) -> dict[str, float]:
@@ -61,10 +50,16 @@ def invariance(scorer: Any, refs: list[str], hyps: list[str], seed: int) -> dict
     return out
 
 
+def _explain_each(scorer: Any, refs: list[str], hyps: list[str]) -> list[Any]:
+    return [scorer.explain(r, h) for r, h in zip(refs, hyps, strict=True)]
+
+
 def main(argv: list[str] | None = None) -> int:
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks gap-scoring", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--checkpoint", action="append", required=True, help="checkpoint (repeatable)")
     p.add_argument(
         "--variant",
@@ -103,15 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {key: [] for key in scorers}
     for _ in range(args.repeats):
         for ckpt, scorer in scorers.items():
-            t0 = time.perf_counter()
-            scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
-            times[ckpt].append(time.perf_counter() - t0)
+            t = timed(scorer.score, references=refs, hypotheses=hyps, batch_size=args.batch_size)
+            times[ckpt].append(t.wall)
     for ckpt, scorer in scorers.items():
         t = statistics.median(times[ckpt])
         k = args.n_explain
-        t0 = time.perf_counter()
-        exps = [scorer.explain(r, h) for r, h in zip(refs[:k], hyps[:k], strict=True)]
-        t_explain = time.perf_counter() - t0
+        timing = timed(_explain_each, scorer, refs[:k], hyps[:k])
+        exps, t_explain = timing.value, timing.wall
         entry: dict[str, Any] = {
             "signature": scorer.signature,
             "pairs_per_s": len(refs) / t,
@@ -139,9 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{s['explain_pairs_per_s']:.1f} pairs/s with {s['explain_model_inputs_per_pair']:.2f} "
             f"model inputs/pair, batch invariance max |d| {inv:.3g}"
         )
-    if args.json:
-        report["provenance"] = provenance()
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_result(args.json, "gap-scoring", report)
     return 0
 
 

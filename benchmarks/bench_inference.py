@@ -1,6 +1,6 @@
 """Inference throughput of one SITAR checkpoint: torch fp32 vs ONNX fp32 vs ONNX int8.
 
-    python benchmarks/bench_inference.py --checkpoint CKPT [--n 256] [--threads 2] \
+    python -m benchmarks inference --checkpoint CKPT [--n 256] [--threads 2] \
         [--batch-size 16] [--data records.jsonl] [--json out.json]
 
 All three backends score the same pairs with the same thread budget (torch intra-op threads and
@@ -14,43 +14,24 @@ at least 1.3x fp32 ONNX with Spearman >= 0.995 against fp32.
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-
-def _pairs(n: int, seed: int, data: str | None) -> tuple[list[str], list[str]]:
-    if data:
-        from sitar.records import read_records
-
-        records = list(read_records(data))[:n]
-        return [r.reference for r in records], [r.hypothesis for r in records]
-    from sitar.modeling.tiny import WORDS, sample_sentences
-
-    rng = random.Random(seed)
-    refs = sample_sentences(n, seed=seed, min_words=8, max_words=40)
-    hyps = []
-    for ref in refs:
-        words = ref.split()
-        for _ in range(rng.randint(0, 3)):
-            words[rng.randrange(len(words))] = rng.choice(WORDS)
-        hyps.append(" ".join(words))
-    return refs, hyps
+from benchmarks.harness import timed, write_result
+from benchmarks.pairs import inference_pairs
 
 
 def _time(fn: Any, repeats: int) -> tuple[float, np.ndarray]:
     out = fn()  # warm-up
     times = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
+        t = timed(fn)
+        out = t.value
+        times.append(t.wall)
     return statistics.median(times), np.asarray(out, dtype=np.float64)
 
 
@@ -96,7 +77,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     folder = Path(args.checkpoint)
     config = CheckpointConfig.load(folder)
-    refs, hyps = _pairs(args.n, args.seed, args.data)
+    refs, hyps = inference_pairs(args.n, args.seed, args.data)
     encoder = PairEncoder(load_tokenizer(config.tokenizer_path), max_length=config.max_length)
     lengths = [len(e) for e in encoder.encode(refs, hyps)]
     torch.set_num_threads(args.threads)
@@ -149,7 +130,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks inference", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--checkpoint", required=True, help="SITAR checkpoint folder")
     parser.add_argument("--n", type=int, default=256, help="number of pairs")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per backend")
@@ -159,15 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", help="sitar.record/1 JSONL file to take pairs from")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
-    # Run from a checkout without installing: make the repository root importable.
-    root = str(Path(__file__).resolve().parents[1])
-    if root not in sys.path:
-        sys.path.insert(0, root)
     results = run(args)
     for key, value in results.items():
         print(f"{key:32s} {value:.4g}" if isinstance(value, float) else f"{key:32s} {value}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write_result(args.json, "inference", results)
     return 0
 
 

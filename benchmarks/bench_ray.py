@@ -1,6 +1,6 @@
 """Ray scoring overhead: N pairs through `sitar.integrations.ray` with K actors vs Scorer.score.
 
-    python benchmarks/bench_ray.py [--n 100000] [--num-actors 2] [--rounds 5] \
+    python -m benchmarks ray [--n 100000] [--num-actors 2] [--rounds 5] \
         [--checkpoint CKPT] [--rows-per-batch 1024] [--json out.json]
 
 Both paths score the same synthetic pairs in the same run, with the same CPU budget: the offline
@@ -19,18 +19,38 @@ score difference between the two paths, matched by id (0 once the model is batch
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pairs import make_pairs
-from _provenance import provenance
+from benchmarks.harness import timed, write_result
+from benchmarks.pairs import synthetic_pairs
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def _score_on_ray(
+    args: argparse.Namespace, ids: list[str], refs: list[str], hyps: list[str], got: dict
+) -> None:
+    """One round of the Ray path: build the dataset, score it with the actors, collect the scores
+    into ``got`` (``id -> score``)."""
+    from sitar.integrations.ray import dataset_from_pairs, score_dataset
+
+    ds = dataset_from_pairs(ids, refs, hyps)
+    scored = score_dataset(
+        ds,
+        checkpoint=args.checkpoint,
+        variant=args.variant,
+        num_actors=args.num_actors,
+        batch_size=args.batch_size,
+        rows_per_batch=args.rows_per_batch,
+    )
+    for batch in scored.dataset.select_columns(["id", "score"]).iter_batches(
+        batch_format="numpy", batch_size=65536
+    ):
+        got.update(zip(batch["id"].tolist(), batch["score"].tolist(), strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks ray", description=__doc__.splitlines()[0]
+    )
     p.add_argument("--n", type=int, default=100_000, help="pairs (default 100000)")
     p.add_argument("--num-actors", type=int, default=2)
     p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")
@@ -42,14 +62,13 @@ def main() -> int:
         "--rounds", type=int, default=5, help="chunks the two paths take turns on (default 5)"
     )
     p.add_argument("--json", default=None)
-    args = p.parse_args()
+    args = p.parse_args(argv)
 
     import ray
 
-    from sitar.integrations.ray import dataset_from_pairs, score_dataset
     from sitar.scorer import Scorer
 
-    ids, refs, hyps = make_pairs(args.n, seed=args.seed)
+    ids, refs, hyps = synthetic_pairs(args.n, seed=args.seed)
 
     if args.rounds < 1 or args.rounds > args.n:
         p.error("--rounds must be between 1 and --n")
@@ -68,28 +87,15 @@ def main() -> int:
     try:
         for k in range(args.rounds):
             lo, hi = bounds[k], bounds[k + 1]
-            t0 = time.perf_counter()
-            res = scorer.score(
-                references=refs[lo:hi], hypotheses=hyps[lo:hi], batch_size=args.batch_size
-            )
-            off_k = time.perf_counter() - t0
-            offline.update(zip(ids[lo:hi], res.scores, strict=True))
-
-            t0 = time.perf_counter()
-            ds = dataset_from_pairs(ids[lo:hi], refs[lo:hi], hyps[lo:hi])
-            scored = score_dataset(
-                ds,
-                checkpoint=args.checkpoint,
-                variant=args.variant,
-                num_actors=args.num_actors,
+            t = timed(
+                scorer.score,
+                references=refs[lo:hi],
+                hypotheses=hyps[lo:hi],
                 batch_size=args.batch_size,
-                rows_per_batch=args.rows_per_batch,
             )
-            for batch in scored.dataset.select_columns(["id", "score"]).iter_batches(
-                batch_format="numpy", batch_size=65536
-            ):
-                got.update(zip(batch["id"].tolist(), batch["score"].tolist(), strict=True))
-            ray_k = time.perf_counter() - t0
+            off_k = t.wall
+            offline.update(zip(ids[lo:hi], t.value.scores, strict=True))
+            ray_k = timed(_score_on_ray, args, ids[lo:hi], refs[lo:hi], hyps[lo:hi], got).wall
             offline_s += off_k
             ray_s += ray_k
             rounds.append({"pairs": hi - lo, "offline_s": off_k, "ray_s": ray_k})
@@ -124,9 +130,7 @@ def main() -> int:
     print(f"| {args.n} | Ray, {args.num_actors} actors x 1 thread | {ray_s:.1f} | "
           f"{out['ray_pairs_per_s']:.1f} | {out['overhead_ratio']:.2f} |")  # fmt: skip
     print(f"lost rows: {lost}; max |score diff| Ray vs offline: {diff:.2e}")
-    if args.json:
-        out["provenance"] = provenance()
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    write_result(args.json, "ray", out)
     return 1 if lost else 0
 
 

@@ -11,7 +11,7 @@ fast model-free ``predict_fn`` (so the numbers are about the report, not a model
 * with the tiny test checkpoint: the cost of explain versus plain scoring (model inputs and wall
   time of one batched call each).
 
-Run: ``python benchmarks/bench_report.py [--utterances 10000] [--out DIR]``. Prints the numbers
+Run: ``python -m benchmarks report [--utterances 10000] [--out DIR]``. Prints the numbers
 and writes them as JSON next to the report.
 """
 
@@ -19,29 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-WORDS = (
-    "the a to of and in is it you that he was for on are with as his they be at one have this "
-    "from or had by hot word but what some we can out other were all there when up use your how "
-    "said an each she which do their time if will way about many then them write would like so "
-    "these her long make thing see him two has look more day could go come did number sound no "
-    "most people my over know water than call first who may down side been now find send report "
-    "client meeting invoice pay book flight left right noon friday tomorrow today bank doctor"
-).split()
+from benchmarks.harness import ROOT, timed, write_result
+from benchmarks.pairs import report_systems
 
 
 class NoPredicates:
@@ -51,31 +40,6 @@ class NoPredicates:
 
     def predicates(self, text, tokens):
         return frozenset()
-
-
-def synth(n: int, seed: int) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    rng = np.random.default_rng(seed)
-    refs: dict[str, str] = {}
-    systems: dict[str, dict[str, str]] = {"A": {}, "B": {}}
-    for i in range(n):
-        words = list(rng.choice(WORDS, size=int(rng.integers(6, 24))))
-        utt = f"utt{i:05d}"
-        refs[utt] = " ".join(words).capitalize() + "."
-        for name, rate in (("A", 0.08), ("B", 0.14)):
-            hyp = list(words)
-            for _ in range(int(rng.binomial(len(hyp), rate))):
-                op = rng.integers(0, 4)
-                k = int(rng.integers(0, len(hyp) + 1))
-                if op == 0 and k < len(hyp):
-                    hyp[k] = str(rng.choice(WORDS))
-                elif op == 1 and k < len(hyp) and len(hyp) > 1:
-                    del hyp[k]
-                elif op == 2:
-                    hyp.insert(k, str(rng.choice(WORDS)))
-                else:
-                    hyp.insert(k, "not")
-            systems[name][utt] = " ".join(hyp)
-    return refs, systems
 
 
 def fake_predict(references, hypotheses):
@@ -118,15 +82,15 @@ def browser_numbers(html_path: Path, workdir: Path) -> dict[str, float] | None:
         "--enable-logging=stderr",
         "--v=0",
     ]
-    t = time.perf_counter()
-    run = subprocess.run(
+    timing = timed(
+        subprocess.run,
         [binary, *flags, "--dump-dom", page.as_uri()],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
-    wall = time.perf_counter() - t
+    run, wall = timing.value, timing.wall
     match = re.search(r'<pre id="bench">(.*?)</pre>', run.stdout, re.S)
     if not match:
         return {"error": run.stderr[-500:]}  # type: ignore[dict-item]
@@ -150,12 +114,10 @@ def explain_cost(n_pairs: int, refs, systems) -> dict[str, float] | None:
     r = [refs[u] for u in ids]
     h = [systems["B"][u] for u in ids]
     scorer.score(references=r[:8], hypotheses=h[:8])  # warm-up (session, signature)
-    t = time.perf_counter()
-    plain = scorer.score(references=r, hypotheses=h)
-    t_plain = time.perf_counter() - t
-    t = time.perf_counter()
-    ex = explain_many(scorer, references=r, hypotheses=h)
-    t_explain = time.perf_counter() - t
+    t = timed(scorer.score, references=r, hypotheses=h)
+    plain, t_plain = t.value, t.wall
+    t = timed(explain_many, scorer, references=r, hypotheses=h)
+    ex, t_explain = t.value, t.wall
     n_gaps = sum(len(e.gaps) for e in ex)
     return {
         "pairs": n_pairs,
@@ -168,49 +130,54 @@ def explain_cost(n_pairs: int, refs, systems) -> dict[str, float] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks report", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--utterances", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--explain-pairs", type=int, default=500)
     parser.add_argument("--out", default=None, help="folder for report.html and bench.json")
     args = parser.parse_args(argv)
 
-    from sitar.diagnostics import compare_scores, explain_many, word_error_counts
+    from sitar.comparison import compare_scores, word_error_counts
+    from sitar.diagnostics import explain_many
     from sitar.report import render_report, write_report
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="sitar-bench-"))
     out.mkdir(parents=True, exist_ok=True)
-    refs, systems = synth(args.utterances, args.seed)
+    refs, systems = report_systems(args.utterances, args.seed)
     ids = list(refs)
     names = list(systems)
     r = [refs[u] for u in ids]
 
-    t = time.perf_counter()
-    explained = explain_many(
+    t = timed(
+        explain_many,
         fake_predict,
         references=r * len(names),
         hypotheses=[systems[k][u] for k in names for u in ids],
         analyzer=NoPredicates(),
     )
-    t_explain = time.perf_counter() - t
+    explained, t_explain = t.value, t.wall
     n = len(ids)
     per_system = {k: explained[s * n : (s + 1) * n] for s, k in enumerate(names)}
 
-    t = time.perf_counter()
-    word_errors = {
-        k: word_error_counts(references=r, hypotheses=[systems[k][u] for u in ids]) for k in names
-    }
-    comparison = compare_scores(
-        {k: [e.score for e in per_system[k]] for k in names},
-        ids=ids,
-        word_errors=word_errors,
-        seed=args.seed,
-        signature=explained[0].signature,
-    )
-    t_compare = time.perf_counter() - t
-    t = time.perf_counter()
-    page = render_report(ids=ids, explanations=per_system, comparison=comparison)
-    t_render = time.perf_counter() - t
+    def wer_and_compare():
+        word_errors = {
+            k: word_error_counts(references=r, hypotheses=[systems[k][u] for u in ids])
+            for k in names
+        }
+        return compare_scores(
+            {k: [e.score for e in per_system[k]] for k in names},
+            ids=ids,
+            word_errors=word_errors,
+            seed=args.seed,
+            signature=explained[0].signature,
+        )
+
+    t = timed(wer_and_compare)
+    comparison, t_compare = t.value, t.wall
+    t = timed(render_report, ids=ids, explanations=per_system, comparison=comparison)
+    page, t_render = t.value, t.wall
     path = write_report(out / "report.html", page)
 
     numbers = {
@@ -225,11 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         "file_mib": round(path.stat().st_size / 2**20, 2),
         "browser": browser_numbers(path, out),
         "explain_cost_tiny_model": explain_cost(args.explain_pairs, refs, systems),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
     }
-    (out / "bench.json").write_text(json.dumps(numbers, indent=2))
-    print(json.dumps(numbers, indent=2))
+    report = write_result(out / "bench.json", "report", numbers)
+    print(json.dumps(report, indent=2))
     print(f"report: {path}")
     return 0
 

@@ -1,6 +1,6 @@
 """Load test of `sitar serve` on loopback, against offline scoring of the same pairs in the same run.
 
-    python benchmarks/bench_serve.py [--checkpoint CKPT] [--requests 256] \
+    python -m benchmarks serve [--checkpoint CKPT] [--requests 256] \
         [--concurrency 1,8,64] [--workers 1,2] [--pairs-per-request 1] [--json out.json]
 
 For each worker count a real `sitar serve` process is started on a free 127.0.0.1 port and waited
@@ -35,11 +35,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pairs import make_pairs
-from _provenance import provenance
-
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.harness import ROOT, clock, timed, write_result
+from benchmarks.pairs import synthetic_pairs
 
 
 def _free_port() -> int:
@@ -57,9 +54,8 @@ def offline(args: argparse.Namespace, refs: list[str], hyps: list[str]) -> dict[
 
     scorer = Scorer.load(args.checkpoint, variant=args.variant)
     scorer.score(references=refs[:64], hypotheses=hyps[:64])  # warm-up
-    t0 = time.perf_counter()
-    result = scorer.score(references=refs, hypotheses=hyps, batch_size=args.batch_size)
-    api_s = time.perf_counter() - t0
+    t = timed(scorer.score, references=refs, hypotheses=hyps, batch_size=args.batch_size)
+    result, api_s = t.value, t.wall
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "pairs.jsonl"
         with open(path, "w", encoding="utf-8") as f:
@@ -71,9 +67,8 @@ def offline(args: argparse.Namespace, refs: list[str], hyps: list[str]) -> dict[
             argv += ["--checkpoint", args.checkpoint]
         if args.variant:
             argv += ["--variant", args.variant]
-        t0 = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=ROOT)
-        cli_s = time.perf_counter() - t0
+        t = timed(subprocess.run, argv, capture_output=True, text=True, check=True, cwd=ROOT)
+        proc, cli_s = t.value, t.wall
     cli_scores = [json.loads(line)["score"] for line in proc.stdout.splitlines()[:-1]]
     return {
         "scores": list(result.scores),
@@ -159,13 +154,13 @@ async def _load(
         async def worker() -> None:
             while queue:
                 idx, body = queue.pop()
-                t0 = time.perf_counter()
+                t0 = clock()
                 try:
                     r = await client.post("/v1/score", json=body)
                 except httpx.HTTPError:
                     out["transport_errors"] += 1
                     continue
-                out["latencies"].append(time.perf_counter() - t0)
+                out["latencies"].append(clock() - t0)
                 if r.status_code != 200:
                     out["http_errors"] += 1
                     continue
@@ -173,9 +168,9 @@ async def _load(
                 for i, score in zip(idx, r.json()["scores"], strict=True):
                     got[i] = score
 
-        t0 = time.perf_counter()
+        t0 = clock()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        out["wall"] = time.perf_counter() - t0
+        out["wall"] = clock() - t0
     out["got"] = got
     return out
 
@@ -218,8 +213,10 @@ def run_cell(
     }
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks serve", description=__doc__.splitlines()[0]
+    )
     p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")
     p.add_argument("--variant", default=None, choices=("int8", "fp32"))
     p.add_argument("--requests", type=int, default=256, help="requests per cell (default 256)")
@@ -231,11 +228,11 @@ def main() -> int:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default=None, help="write the results here too")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     levels = [int(x) for x in args.concurrency.split(",")]
     worker_counts = [int(x) for x in args.workers.split(",")]
     n_pairs = args.requests * args.pairs_per_request
-    _, refs, hyps = make_pairs(n_pairs, seed=args.seed)
+    _, refs, hyps = synthetic_pairs(n_pairs, seed=args.seed)
 
     print(f"offline peers on the same {n_pairs} pairs ...", file=sys.stderr)
     off = offline(args, refs, hyps)
@@ -273,10 +270,8 @@ def main() -> int:
             f"{c['p95_ms']:.0f} | {c['p99_ms']:.0f} | {c['failed']} | {c['lost']} | "
             f"{c['max_abs_diff_vs_offline']:.1e} | {', '.join(map(str, c['worker_rss_mib']))} |"
         )
-    if args.json:
-        off.pop("scores")
-        result = {"offline": off, "cells": cells, "provenance": provenance()}
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    off.pop("scores")
+    write_result(args.json, "serve", {"offline": off, "cells": cells})
     bad = sum(c["failed"] + c["lost"] for c in cells)
     return 1 if bad else 0
 

@@ -1,6 +1,6 @@
 """Throughput of a SITAR checkpoint against a DeBERTa-v3-large cross-encoder of the paper's shape.
 
-    python benchmarks/bench_vs_large.py --data records.jsonl [--checkpoint CKPT] [--n 256] \
+    python -m benchmarks vs-large --data records.jsonl [--checkpoint CKPT] [--n 256] \
         [--rounds 3] [--threads 2] [--large-dir FOLDER] [--json out.json]
 
 The paper's scorer is a DeBERTa-v3-large cross-encoder with a pair head, exported to ONNX and
@@ -25,13 +25,11 @@ run.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _turns import built_folder, same_run_report, take_turns
-from bench_gap_scoring import sample_pairs
+from benchmarks.harness import built_folder, same_run_report, take_turns
+from benchmarks.pairs import sample_pairs
 
 #: ``microsoft/deberta-v3-large``'s public ``config.json`` (architecture fields; the vocabulary
 #: size is set from the tokenizer used).
@@ -91,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     from sitar.checkpoint import CheckpointConfig, default_checkpoint_path
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks vs-large", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
     p.add_argument("--checkpoint", help="checkpoint under test (default: the packaged one)")
     p.add_argument("--variant", help="its ONNX variant (default: the checkpoint's default)")
@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         args,
         other="large",
         label="large",
+        benchmark="vs-large",
         extra={
             "large_model": {
                 "config": DEBERTA_V3_LARGE,

@@ -1,6 +1,6 @@
 """Scorer throughput against an earlier release's code *and* checkpoint, side by side in one run.
 
-    python benchmarks/bench_vs_release.py --release ac6edcc \
+    python -m benchmarks vs-release --release ac6edcc \
         --checkpoint checkpoints/sitar-minilm-gap-v5 [--variant V] [--checkpoint ... ] \
         --data records.jsonl [--task score|explain|report] [--n 1024] [--rounds 5] \
         [--threads 2] [--json out.json]
@@ -38,15 +38,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import ROOT, provenance
+from benchmarks.harness import ROOT, write_result
 
-# Runs in a child process: argv = src ckpt variant data n seed threads batch_size task pairs.
+# Runs in a child process of the release's tree, so it cannot import this tree's harness: it draws
+# benchmarks.pairs.sample_pairs' sample itself and times the one call with time.perf_counter (the
+# harness timer's clock). argv = src ckpt variant data n seed threads batch_size task pairs.
 CHILD = r"""
 import json, random, sys, time
 src, ckpt, variant, data, n, seed, threads, batch, task, pairs = sys.argv[1:11]
-sys.path.insert(0, src)
-import sitar
+import sitar  # from src: the parent runs this with PYTHONPATH=src, in src
 from sitar.scorer import Scorer
 kw = {} if variant == "default" else {"variant": variant}
 scorer = Scorer.load(ckpt, threads=int(threads), **kw)
@@ -106,7 +106,9 @@ def _worktree(release: str, where: str | None) -> tuple[Path, bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks vs-release", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--release", required=True, help="git commit of the release to compare with")
     p.add_argument("--release-dir", help="an existing checkout of --release (else a temp worktree)")
     p.add_argument(
@@ -139,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     args.data = str(Path(args.data).resolve())
     args.pairs = None
     if args.task != "score":
-        from bench_explain_report import two_systems
+        from benchmarks.pairs import two_systems
 
         refs, two = two_systems(args.data, max(1, args.n // 2), args.seed)
         fd, args.pairs = tempfile.mkstemp(prefix="sitar-bench-pairs-", suffix=".json")
@@ -176,7 +178,6 @@ def main(argv: list[str] | None = None) -> int:
         "threads": args.threads,
         "batch_size": args.batch_size,
         "systems": {},
-        "provenance": provenance(),
     }
     for name, _src, _ckpt, _variant in systems:
         rates = [x["pairs_per_s"] for x in runs[name]]
@@ -192,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{name}: median {s['median_pairs_per_s']:.1f} pairs/s, "
             f"{s['ratio_vs_release']:.2f}x the release ({args.release})"
         )
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_result(args.json, "vs-release", report)
     return 0
 
 

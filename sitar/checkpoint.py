@@ -49,7 +49,7 @@ CONFIG_FILE = "sitar_config.json"
 DEFAULT_CHECKPOINT = "sitar-minilm-gap-v5"
 #: ONNX file variants a checkpoint may ship: the fp32 graph, int8 (dynamic per-tensor int8 for
 #: pair-head models, static int8 for gap-aware ones) and int8row (row-wise dynamic int8 with fp32
-#: down projections: batch-invariant, see ``sitar.modeling.export.quantize_rowwise_int8``).
+#: down projections: batch-invariant, see ``sitar.modeling.quantize.quantize_rowwise_int8``).
 ONNX_VARIANTS = ("fp32", "int8", "int8row")
 #: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it, and
 #: ``gap_index`` (spec §7b (docs/spec.md) marker positions) only for a gap-aware graph.

@@ -20,7 +20,7 @@ from sitar.errors import SitarError
 __all__ = ["build_parser", "main"]
 
 #: Subcommand modules under sitar.commands, in help order.
-COMMANDS = ("gaps", "score", "explain", "compare", "report", "serve")
+COMMANDS = ("gaps", "score", "explain", "compare", "report", "serve", "checkpoint")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@ The file needs no network: CSS and JavaScript are inline and the plots are inlin
 offline with matplotlib (``Figure`` objects, no pyplot and no global backend switch). It holds:
 
 * the system comparison (mean score with bootstrap CI, meaning-critical rate, WER, pairwise
-  p-values and win probabilities) when a :class:`~sitar.diagnostics.Comparison` is given;
+  p-values and win probabilities) when a :class:`~sitar.comparison.Comparison` is given;
 * per-system distributions of the normalised scores and of the estimated gap tiers (plots);
 * a sortable, filterable table of all (utterance, system) rows, worst first, where the reference
   and hypothesis show their gaps highlighted and coloured by estimated tier; hovering a gap shows
@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 from sitar.errors import InputError, MissingDependencyError
 
 if TYPE_CHECKING:
-    from sitar.diagnostics import Comparison, Explanation
+    from sitar.comparison import Comparison
+    from sitar.diagnostics import Explanation
 
 __all__ = ["PAGE_SIZE", "REPORT_VERSION", "build_report", "render_report", "write_report"]
 
@@ -560,7 +561,8 @@ def build_report(
     itself; ``method="rescore"`` adds every single-gap hypothesis to the call instead); the
     comparison reuses those pair scores.
     """
-    from sitar.diagnostics import compare_scores, explain_many, join_by_id, word_error_counts
+    from sitar.comparison import compare_scores, join_by_id, word_error_counts
+    from sitar.diagnostics import explain_many
 
     ids, joined = join_by_id(references, systems)
     names = list(joined)

@@ -13,7 +13,7 @@ from cgd_reference import reference_decompose
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import sitar.cgd as cgd
+import sitar.decomposition as decomposition
 
 
 def _gaps(fn, u, v):
@@ -23,23 +23,23 @@ def _gaps(fn, u, v):
 @pytest.fixture
 def force_large_paths(monkeypatch):
     """Send every region through the numpy enumeration in tiny chunks and the pruned chain DP."""
-    monkeypatch.setattr(cgd, "_SMALL_REGION_CELLS", 0)
-    monkeypatch.setattr(cgd, "_SMALL_REGION_START_CELLS", -1)
-    monkeypatch.setattr(cgd, "_PRUNE_MIN_CANDIDATES", 0)
-    monkeypatch.setattr(cgd, "_CHUNK_CELLS", 3)
+    monkeypatch.setattr(decomposition, "_SMALL_REGION_CELLS", 0)
+    monkeypatch.setattr(decomposition, "_SMALL_REGION_START_CELLS", -1)
+    monkeypatch.setattr(decomposition, "_PRUNE_MIN_CANDIDATES", 0)
+    monkeypatch.setattr(decomposition, "_CHUNK_CELLS", 3)
 
 
 @pytest.fixture
 def path_counter(monkeypatch):
     """Count how the filter was settled, to show the tests reach the bit-parallel fallback."""
     counts = {"sweeps": 0}
-    original = cgd._prefix_distances_at
+    original = decomposition._prefix_distances_at
 
     def counting(u, v, points):
         counts["sweeps"] += 1
         return original(u, v, points)
 
-    monkeypatch.setattr(cgd, "_prefix_distances_at", counting)
+    monkeypatch.setattr(decomposition, "_prefix_distances_at", counting)
     return counts
 
 
@@ -59,7 +59,7 @@ FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 @example(["b"] * 8, ["a", "b", "a"])
 @example(["a", "b", "a", "b"], ["b", "a", "b", "a"])
 def test_large_paths_match_literal_reference(force_large_paths, u, v):
-    assert _gaps(cgd.decompose, u, v) == reference_decompose(u, v)
+    assert _gaps(decomposition.decompose, u, v) == reference_decompose(u, v)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=FIXTURE_OK)
@@ -68,17 +68,17 @@ def test_large_paths_match_literal_reference(force_large_paths, u, v):
 def test_start_cell_routing_matches_literal_reference(monkeypatch, u, v):
     # Every region is "large" by area, so the number of start cells alone picks Python (at most
     # 6) or numpy: both routes, on the same kinds of input.
-    monkeypatch.setattr(cgd, "_SMALL_REGION_CELLS", 0)
-    monkeypatch.setattr(cgd, "_SMALL_REGION_START_CELLS", 6)
-    assert _gaps(cgd.decompose, u, v) == reference_decompose(u, v)
+    monkeypatch.setattr(decomposition, "_SMALL_REGION_CELLS", 0)
+    monkeypatch.setattr(decomposition, "_SMALL_REGION_START_CELLS", 6)
+    assert _gaps(decomposition.decompose, u, v) == reference_decompose(u, v)
 
 
 @settings(max_examples=400, deadline=None)
 @given(small_vocab_seq, small_vocab_seq, st.integers(0, 12))
 def test_small_candidates_decline_only_above_the_cell_limit(u, v, max_cells):
     uids, vids = (["abcd".index(t) for t in seq] for seq in (u, v))
-    full = cgd._candidates_small(uids, vids)
-    limited = cgd._candidates_small(uids, vids, max_cells)
+    full = decomposition._candidates_small(uids, vids)
+    limited = decomposition._candidates_small(uids, vids, max_cells)
     bigram_cells = sum(
         uids[p : p + 2] == vids[q : q + 2] for p in range(len(u) - 1) for q in range(len(v) - 1)
     )
@@ -89,7 +89,7 @@ def test_small_candidates_decline_only_above_the_cell_limit(u, v, max_cells):
 @settings(max_examples=300, deadline=None)
 @given(small_vocab_seq, small_vocab_seq)
 def test_default_paths_match_v1(u, v):
-    assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
+    assert _gaps(decomposition.decompose, u, v) == _gaps(decompose_v1, u, v)
 
 
 @st.composite
@@ -122,14 +122,14 @@ def long_related(draw, max_len=400):
 @given(long_related())
 def test_long_pairs_match_v1(pair):
     u, v = pair
-    assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
+    assert _gaps(decomposition.decompose, u, v) == _gaps(decompose_v1, u, v)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=FIXTURE_OK)
 @given(long_related(max_len=150))
 def test_long_pairs_large_paths_match_v1(force_large_paths, pair):
     u, v = pair
-    assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
+    assert _gaps(decomposition.decompose, u, v) == _gaps(decompose_v1, u, v)
 
 
 def test_pruning_without_candidates_near_the_diagonal(force_large_paths):
@@ -137,7 +137,7 @@ def test_pruning_without_candidates_near_the_diagonal(force_large_paths):
     # start from; the result must still be the exact one.
     u = [f"x{i}" for i in range(300)] + [f"c{i}" for i in range(10)]
     v = [f"c{i}" for i in range(10)] + [f"y{i}" for i in range(300)]
-    assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
+    assert _gaps(decomposition.decompose, u, v) == _gaps(decompose_v1, u, v)
 
 
 def test_fallback_sweep_is_exercised(path_counter):
@@ -147,7 +147,7 @@ def test_fallback_sweep_is_exercised(path_counter):
     for _ in range(300):
         u = [rng.choice("abc") for _ in range(rng.randint(0, 14))]
         v = [rng.choice("abc") for _ in range(rng.randint(0, 14))]
-        assert _gaps(cgd.decompose, u, v) == reference_decompose(u, v)
+        assert _gaps(decomposition.decompose, u, v) == reference_decompose(u, v)
     assert path_counter["sweeps"] > 0
 
 
@@ -171,18 +171,18 @@ def test_bit_parallel_prefix_distances(u, v, data):
     points = data.draw(
         st.lists(st.tuples(st.integers(0, len(u)), st.integers(0, len(v))), max_size=12)
     )
-    assert cgd._prefix_distances_at(u, v, points) == [e[a][b] for a, b in points]
+    assert decomposition._prefix_distances_at(u, v, points) == [e[a][b] for a, b in points]
 
 
 def test_chunked_candidates_equal_unchunked(monkeypatch):
     rng = random.Random(3)
     u = [rng.randrange(4) for _ in range(300)]
     v = [rng.randrange(4) for _ in range(280)]
-    whole = [a.tolist() for a in cgd._candidates_large(u, v)]
-    monkeypatch.setattr(cgd, "_CHUNK_CELLS", 5)
-    chunked = [a.tolist() for a in cgd._candidates_large(u, v)]
+    whole = [a.tolist() for a in decomposition._candidates_large(u, v)]
+    monkeypatch.setattr(decomposition, "_CHUNK_CELLS", 5)
+    chunked = [a.tolist() for a in decomposition._candidates_large(u, v)]
     assert chunked == whole
-    small = cgd._candidates_small(u, v)
+    small = decomposition._candidates_small(u, v)
     assert list(zip(*whole, strict=True)) == small
 
 
@@ -194,4 +194,4 @@ def test_very_long_pair_matches_v1():
     v = [w for w in u if rng.random() > 0.05]
     for _ in range(150):
         v.insert(rng.randrange(len(v) + 1), f"w{rng.randrange(50)}")
-    assert _gaps(cgd.decompose, u, v) == _gaps(decompose_v1, u, v)
+    assert _gaps(decomposition.decompose, u, v) == _gaps(decompose_v1, u, v)

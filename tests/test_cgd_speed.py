@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from stub_analyzer import KeywordAnalyzer
 
 import sitar
-import sitar.cgd as cgd
+import sitar.decomposition as decomposition
 from sitar.text import tokenize
 
 lexicon_v1 = pytest.importorskip("lexicon_v1")
@@ -205,7 +205,7 @@ small_vocab_seq = st.integers(1, 4).flatmap(
 @settings(max_examples=500, deadline=None)
 @given(small_vocab_seq, small_vocab_seq)
 def test_decompose_matches_v2(u, v):
-    assert _atoms(cgd.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
+    assert _atoms(decomposition.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
 
 
 @settings(max_examples=200, deadline=None)
@@ -213,7 +213,7 @@ def test_decompose_matches_v2(u, v):
 def test_decompose_matches_v2_on_asr_pairs(pair):
     u = [t.norm for t in tokenize(pair[0])]
     v = [t.norm for t in tokenize(pair[1])]
-    assert _atoms(cgd.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
+    assert _atoms(decomposition.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
 
 
 def _check_within(text: str, windows: list[tuple[int, int]]) -> None:
@@ -281,5 +281,5 @@ id_seqs = st.integers(2, 40).flatmap(
 @example(([7, 8, 7, 8], [8, 7, 8, 7]))
 def test_small_region_candidates_match_v2(pair):
     u, v = pair
-    assert cgd._candidates_small(u, v) == cgd_v2._candidates_small(u, v)
-    assert _atoms(cgd.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))
+    assert decomposition._candidates_small(u, v) == cgd_v2._candidates_small(u, v)
+    assert _atoms(decomposition.decompose(u, v)) == _atoms(cgd_v2.decompose(u, v))

@@ -174,7 +174,7 @@ def test_predict_fn_returning_the_wrong_thing(returned, match):
 
 
 def test_bootstrap_upper_bound(capsys):
-    from sitar.diagnostics import MAX_BOOTSTRAP, paired_bootstrap
+    from sitar.comparison import MAX_BOOTSTRAP, paired_bootstrap
 
     with pytest.raises(InputError, match="at most"):
         paired_bootstrap({"a": [0.1], "b": [0.2]}, n_bootstrap=MAX_BOOTSTRAP + 1)
@@ -265,7 +265,7 @@ def test_compare_without_jiwer_skips_wer_with_a_notice(monkeypatch, tmp_path, ca
         return R()
 
     monkeypatch.setitem(sys.modules, "jiwer", None)
-    monkeypatch.setattr("sitar.diagnostics.compare", fake_compare)
+    monkeypatch.setattr("sitar.comparison.compare", fake_compare)
     monkeypatch.setattr(compare_cmd, "load_scorer", lambda args: None)
     ref = tmp_path / "ref.txt"
     ref.write_text("a b\n")

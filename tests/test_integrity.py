@@ -11,13 +11,9 @@ from pathlib import Path
 import pytest
 
 from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, default_checkpoint_path
+from sitar.cli import main as sitar_main
 from sitar.errors import CheckpointError, InputError
-from sitar.integrity import (
-    INTEGRITY_KEY,
-    checkpoint_id,
-    main,
-    verify_checkpoint,
-)
+from sitar.integrity import INTEGRITY_KEY, checkpoint_id, verify_checkpoint
 from sitar.signature import parse_signature
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "tiny_onnx"
@@ -102,7 +98,7 @@ def test_write_then_verify_and_signature_digest(tiny_copy):
     from sitar.scorer import Scorer
 
     _edit(tiny_copy, lambda d: d.update(score_scale=2.0))
-    assert main(["write", str(tiny_copy)]) == 0
+    assert sitar_main(["checkpoint", "sign", str(tiny_copy)]) == 0
     scorer = Scorer.load(tiny_copy, variant="fp32")
     fields = parse_signature(scorer.signature)
     digest = json.loads((tiny_copy / CONFIG_FILE).read_text())[INTEGRITY_KEY]["digest"]
@@ -161,3 +157,48 @@ def test_hugging_face_cache_snapshot_links_are_allowed(tmp_path):
     os.symlink(tmp_path, snap / "escape")
     with pytest.raises(CheckpointError, match="outside the checkpoint folder"):
         CheckpointConfig.load(snap)
+
+
+def test_checkpoint_command_verify_and_sign(tiny_copy, capsys):
+    """`sitar checkpoint verify` prints the signature's ckpt field; a hand edit fails it (exit 2,
+    one line naming the fix); `sitar checkpoint sign` records the edit, after which it verifies."""
+    assert sitar_main(["checkpoint", "verify", str(tiny_copy)]) == 0
+    digest = json.loads((tiny_copy / CONFIG_FILE).read_text())[INTEGRITY_KEY]["digest"]
+    assert capsys.readouterr().out == f"{tiny_copy}: sitar-tiny-test@{digest[:8]}\n"
+    _edit(tiny_copy, lambda d: d.update(score_scale=2.0))
+    assert sitar_main(["checkpoint", "verify", str(tiny_copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sitar checkpoint: error:") and "sitar checkpoint sign" in err
+    assert err.count("\n") == 1
+    assert sitar_main(["checkpoint", "sign", str(tiny_copy)]) == 0
+    new = json.loads((tiny_copy / CONFIG_FILE).read_text())[INTEGRITY_KEY]["digest"]
+    assert capsys.readouterr().out == f"{tiny_copy}: digest {new[:8]} recorded\n"
+    assert new != digest
+    assert sitar_main(["checkpoint", "verify", str(tiny_copy)]) == 0
+    assert capsys.readouterr().out == f"{tiny_copy}: sitar-tiny-test@{new[:8]}\n"
+
+
+def test_old_integrity_entry_point_still_works_with_a_notice(tiny_copy):
+    """`python -m sitar.integrity write|verify` (documented before `sitar checkpoint`) runs the
+    new command and says so on stderr."""
+    import subprocess
+    import sys
+
+    def old(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "sitar.integrity", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    _edit(tiny_copy, lambda d: d.update(score_scale=2.0))
+    failed = old("verify", str(tiny_copy))
+    assert failed.returncode == 2 and "failed its integrity check" in failed.stderr
+    wrote = old("write", str(tiny_copy))
+    assert wrote.returncode == 0, wrote.stderr
+    assert "deprecated; use `sitar checkpoint sign" in wrote.stderr
+    assert wrote.stdout.endswith(" recorded\n")
+    verified = old("verify", str(tiny_copy))
+    assert verified.returncode == 0 and "sitar-tiny-test@" in verified.stdout
+    assert "deprecated; use `sitar checkpoint verify" in verified.stderr

@@ -252,7 +252,7 @@ def test_json_out_dash_replaces_the_table(tmp_path, capsys, monkeypatch):
 
         return R()
 
-    monkeypatch.setattr("sitar.diagnostics.compare", fake_compare)
+    monkeypatch.setattr("sitar.comparison.compare", fake_compare)
     monkeypatch.setattr(compare_cmd, "load_scorer", lambda args: None)
     ref = tmp_path / "ref.txt"
     ref.write_text("u1 a b\n")

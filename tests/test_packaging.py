@@ -76,6 +76,15 @@ def test_wheel_contents(wheel):
     # training/ and annotation/ are not installed as top-level modules, nor are tests.
     assert not tops & {"training", "annotation", "tests", "benchmarks", "checkpoints"}
     assert "sitar/py.typed" in names
+    # modules split out at their seams (issue #29) travel too, with the old integrity entry point
+    for module in (
+        "sitar/comparison.py",
+        "sitar/modeling/quantize.py",
+        "sitar/analyzers/lexicon_words.py",
+        "sitar/commands/checkpoint.py",
+        "sitar/integrity/__main__.py",
+    ):
+        assert module in names, module
     # the shipped default checkpoint, every file its config names
     shipped = ROOT / "checkpoints" / DEFAULT_CHECKPOINT
     config = json.loads((shipped / "sitar_config.json").read_text(encoding="utf-8"))
@@ -124,6 +133,11 @@ def test_wheel_installs_and_runs_outside_checkout(wheel, tmp_path):
     proc = run(sitar_cli, "score", "--ref", "do not send it", "--hyp", "do send it")
     assert proc.returncode == 0, proc.stderr
     assert f"ckpt:{DEFAULT_CHECKPOINT}@" in proc.stdout.splitlines()[0]
+    # the installed default checkpoint verifies against its recorded digests
+    proc = run(sitar_cli, "checkpoint", "verify", found)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{found}: {DEFAULT_CHECKPOINT}@")
+    assert "-unverified" not in proc.stdout
 
 
 def test_default_analyzer_does_not_load_spacy_or_torch():

@@ -1,28 +1,18 @@
-"""The README's examples run and print what the README shows (benchmarks/readme_examples.py).
+"""The README's examples run and print what the README shows (tests/readme_examples.py).
 
 Console blocks run through bash with this checkout's ``sitar``; their printed output must match
 (numbers to ±0.01, since int8 scores are CPU-dependent). Python blocks run, except those marked
 ``<!-- readme-test: skip (reason) -->``. After a new checkpoint ships, refresh the printed output
-with ``python benchmarks/readme_examples.py --update``.
+with ``PYTHONPATH=. python tests/readme_examples.py --update``.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
+import readme_examples
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "readme_examples", REPO / "benchmarks" / "readme_examples.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["readme_examples"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return readme_examples
 
 
 def test_readme_examples_run_and_match(capsys):

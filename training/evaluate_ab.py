@@ -130,7 +130,7 @@ def _print_rows(report: dict[str, dict[str, float]]) -> None:
 
 
 def _wer(errors: np.ndarray, words: np.ndarray) -> list[float]:
-    """Per-pair WER from ``sitar.diagnostics.word_error_counts`` (the dev-set evaluation's WER)."""
+    """Per-pair WER from ``sitar.comparison.word_error_counts`` (the dev-set evaluation's WER)."""
     return [float(x) for x in errors / np.maximum(words, 1)]
 
 
@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         from annotation.asr.ab import load_ab
-        from sitar.diagnostics import word_error_counts
+        from sitar.comparison import word_error_counts
         from sitar.scorer import Scorer
 
         items = load_ab(args.set)

@@ -162,7 +162,7 @@ def devset_report(
     embedding baseline (``"semdist"``, ``"bertscore"``; see :mod:`training.baselines`), all through
     :func:`system_metrics` on the same pairs. With baselines, ``"baseline_encoder"`` records the
     encoder spec they used; ``threads`` limits torch's threads while they run."""
-    from sitar.diagnostics import word_error_counts
+    from sitar.comparison import word_error_counts
 
     names = parse_baselines(baselines)
     rows = _load_devset(path)
@@ -239,7 +239,7 @@ def records_report(
     """Regression metrics against the records' spec §5 targets, per-gap accuracy (gap head),
     ladder ordering, and pairwise agreement with the targets for SITAR, WER and each requested
     embedding baseline on the same pairs."""
-    from sitar.diagnostics import word_error_counts
+    from sitar.comparison import word_error_counts
 
     records = [rec for path in paths for rec in read_records(path)]
     if not records:

@@ -106,10 +106,10 @@ def _dequantized_rowwise(node: Any, inits: dict[str, Any], onnx_path: str | Path
     """The fp32 (K, N) weight a row-wise ``MatMulIntegerToFloat`` computes with:
     ``Wq · w_scale`` per column, divided by the SmoothQuant factor of each input channel (the
     graph multiplies its input by ``1/s``, stored as ``<quantizer>/inv_smooth``, before
-    quantizing it; see :func:`sitar.modeling.export.quantize_rowwise_int8`)."""
+    quantizing it; see :func:`sitar.modeling.quantize.quantize_rowwise_int8`)."""
     from onnx import numpy_helper
 
-    from sitar.modeling.export import ROWWISE_PREFIX
+    from sitar.modeling.quantize import ROWWISE_PREFIX
 
     q_input, w_name, _, w_scale_name = node.input[:4]
     quantizer = q_input[: -len("/q")] if q_input.endswith("/q") else ""

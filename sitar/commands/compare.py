@@ -1,6 +1,6 @@
 """``sitar compare``: compare two or more ASR systems on the same references.
 
-A thin layer over :func:`sitar.diagnostics.compare`. Inputs: one reference file and, per system,
+A thin layer over :func:`sitar.comparison.compare`. Inputs: one reference file and, per system,
 ``--system NAME=PATH``, all in one ``--format``:
 
 * ``text``: one utterance per line; ids are the 1-based line numbers;
@@ -143,7 +143,7 @@ def read_compare_inputs(
 ) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str] | None]:
     """References, systems and groups for ``compare``/``report``, joined and checked by id before
     any model is loaded, so that a bad file fails fast and names every missing or extra id."""
-    from sitar.diagnostics import join_by_id
+    from sitar.comparison import join_by_id
 
     if args.file_format is None:
         notice(
@@ -160,7 +160,7 @@ def read_compare_inputs(
 
 def add_statistics_arguments(parser: argparse.ArgumentParser) -> None:
     """Bootstrap and WER options shared by ``sitar compare`` and ``sitar report``."""
-    from sitar.diagnostics import MAX_BOOTSTRAP
+    from sitar.comparison import MAX_BOOTSTRAP
 
     stats = parser.add_argument_group("statistics")
     stats.add_argument(
@@ -181,7 +181,7 @@ def add_statistics_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _bootstrap_count(text: str) -> int:
-    from sitar.diagnostics import MAX_BOOTSTRAP
+    from sitar.comparison import MAX_BOOTSTRAP
 
     try:
         value = int(text)
@@ -260,7 +260,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.diagnostics import compare
+    from sitar.comparison import compare
 
     if len(args.systems) < 2:
         raise InputError(

@@ -1,25 +1,24 @@
 """Regenerate ``data_cards/annotation-fixture.md``: the data card of the test-fixture run.
 
 Runs the pipeline on ``many_pairs(30)`` against the fake server (no network) and builds the
-dataset with the default seed. Usage, from the repository root::
+dataset with the default seed. Usage, from the repository root (``annotation`` and this folder's
+helpers must be importable)::
 
-    python tests/annotation/make_example_card.py
+    PYTHONPATH=.:tests/annotation python tests/annotation/make_example_card.py
 """
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
+from annotation_helpers import make_config, many_pairs
+from fake_llm import FakeLLM
+
+from annotation.dataset import build_dataset
+from annotation.pipeline import run_pairs, start_run
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]
-
-from annotation_helpers import make_config, many_pairs  # noqa: E402
-from fake_llm import FakeLLM  # noqa: E402
-
-from annotation.dataset import build_dataset  # noqa: E402
-from annotation.pipeline import run_pairs, start_run  # noqa: E402
 
 
 def main() -> int:
@@ -40,4 +39,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

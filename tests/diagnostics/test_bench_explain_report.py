@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("matplotlib")
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import bench_explain_report as bench  # noqa: E402
+
+from benchmarks import bench_explain_report as bench  # noqa: E402
+from benchmarks.pairs import two_systems  # noqa: E402
 
 
 def test_two_systems_and_bad_rows(tmp_path):
@@ -23,12 +23,12 @@ def test_two_systems_and_bad_rows(tmp_path):
         ("send it", "send"),
     ]
     data.write_text("".join(json.dumps({"reference": r, "hypothesis": h}) + "\n" for r, h in rows))
-    refs, systems = bench.two_systems(str(data), 10, seed=0)
+    refs, systems = two_systems(str(data), 10, seed=0)
     assert list(refs.values()) == ["call the doctor"]  # "send it" has one hypothesis only
     assert systems == {"A": {"u00000": "call the office"}, "B": {"u00000": "call a doctor"}}
     data.write_text('{"reference": "a"}\n')
     with pytest.raises(SystemExit, match="d.jsonl:1"):
-        bench.two_systems(str(data), 10, seed=0)
+        two_systems(str(data), 10, seed=0)
 
 
 def test_benchmark_runs_on_the_dev_set(tmp_path):
@@ -50,6 +50,7 @@ def test_benchmark_runs_on_the_dev_set(tmp_path):
     ]
     assert bench.main(argv) == 0
     result = json.loads(out.read_text())
+    assert (result["schema"], result["benchmark"]) == ("sitar.benchmark/1", "explain-report")
     assert result["n_pairs"] == 6
     prov = result["provenance"]  # how the result was made
     assert "sitar" in prov["versions"] and "onnxruntime" in prov["versions"] and prov["python"]

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from sitar.diagnostics import (
+from sitar.comparison import (
     compare,
     compare_scores,
     join_by_id,
@@ -260,3 +260,17 @@ def test_system_inputs_text_and_jsonl(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"id": "a", "text": "x z"}\n')
     with pytest.raises(InputError, match="hypothesis"):
         read_system_inputs(str(tmp_path / "r.jsonl"), [f"S={tmp_path / 'bad.jsonl'}"], "jsonl")
+
+
+@pytest.mark.parametrize("name", ["compare", "compare_scores", "paired_bootstrap", "Comparison"])
+def test_comparison_names_moved_from_diagnostics_still_import_with_a_warning(name):
+    import sitar.comparison
+    import sitar.diagnostics
+
+    with pytest.warns(
+        DeprecationWarning, match=f"sitar.diagnostics.{name} moved to sitar.comparison"
+    ):
+        old = getattr(sitar.diagnostics, name)
+    assert old is getattr(sitar.comparison, name)
+    with pytest.raises(AttributeError):
+        sitar.diagnostics.no_such_name  # noqa: B018

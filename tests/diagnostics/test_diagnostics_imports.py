@@ -9,7 +9,7 @@ import sys
 def test_diagnostics_imports_are_lazy():
     code = (
         "import sys\n"
-        "import sitar, sitar.diagnostics, sitar.report\n"
+        "import sitar, sitar.diagnostics, sitar.comparison, sitar.report\n"
         "import sitar.commands.explain, sitar.commands.compare, sitar.commands.report\n"
         "heavy = ['matplotlib', 'jiwer', 'torch', 'transformers', 'onnxruntime', 'spacy']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ def test_fixture_is_regenerable(tmp_path):
         check=True,
         capture_output=True,
         timeout=120,
+        env={**os.environ, "PYTHONPATH": str(FIXTURES.parents[1])},  # this checkout's sitar
     )
     # int8 quantisation output depends on the onnxruntime version, so only these are compared.
     for name in ("model.onnx", "tokenizer.json", "sitar_config.json"):

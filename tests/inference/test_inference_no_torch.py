@@ -30,17 +30,16 @@ SCRIPT = textwrap.dedent(
             return None
 
     sys.meta_path.insert(0, Blocker())
-    sys.path.insert(0, sys.argv[1])
 
     import sitar
     import sitar.cli
     import sitar.scorer
     from sitar.scorer import Scorer
 
-    scorer = Scorer.load(sys.argv[2], variant="fp32")
+    scorer = Scorer.load(sys.argv[1], variant="fp32")
     result = scorer.score(references=["the cat sat on the mat"], hypotheses=["the dog sat on the mat"])
     try:
-        Scorer.load(sys.argv[2], backend="torch")
+        Scorer.load(sys.argv[1], backend="torch")
         torch_error = None
     except sitar.MissingDependencyError as e:
         torch_error = str(e)
@@ -52,11 +51,11 @@ SCRIPT = textwrap.dedent(
 
 def test_import_and_onnx_scoring_without_torch():
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(REPO), str(TINY)],
+        [sys.executable, "-c", SCRIPT, str(TINY)],
         capture_output=True,
         text=True,
         timeout=120,
-        env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
+        env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
         cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr

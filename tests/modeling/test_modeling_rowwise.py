@@ -1,5 +1,5 @@
-"""Row-wise dynamic int8 (variant ``int8row``, :func:`sitar.modeling.export.quantize_rowwise_int8`):
-the rewrite computes exactly the documented arithmetic, a row's result never depends on the other
+"""Row-wise dynamic int8 (variant ``int8row``,
+:func:`sitar.modeling.quantize.quantize_rowwise_int8`): the rewrite computes exactly the documented arithmetic, a row's result never depends on the other
 rows of the batch, down projections stay fp32, and an exported tiny model stays close to torch."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 
 from sitar.modeling import build_regressor, export_checkpoint, load_tokenizer
-from sitar.modeling.export import quantize_rowwise_int8
+from sitar.modeling.quantize import quantize_rowwise_int8
 from sitar.modeling.tiny import sample_sentences
 from sitar.scorer import Scorer
 from sitar.signature import parse_signature
@@ -138,3 +138,17 @@ def test_down_projections_can_be_quantized_too(tmp_path):
     assert counts["fp32_down_projections"] is False  # the record states the setting used
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops.count("MatMulIntegerToFloat") == 2 and "MatMul" not in ops
+
+
+@pytest.mark.parametrize(
+    "name", ["quantize_int8", "quantize_static_int8", "quantize_rowwise_int8", "ROWWISE_PREFIX"]
+)
+def test_quantizer_names_moved_from_export_still_import_with_a_warning(name):
+    import sitar.modeling.export as export
+    import sitar.modeling.quantize as quantize
+
+    with pytest.warns(DeprecationWarning, match=f"export.{name} moved to sitar.modeling.quantize"):
+        old = getattr(export, name)
+    assert old is getattr(quantize, name)
+    with pytest.raises(AttributeError):
+        export.no_such_name  # noqa: B018

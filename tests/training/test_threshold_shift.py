@@ -1,20 +1,15 @@
-"""benchmarks/threshold_shift.py: teacher probabilities back to logits, decoded per gap with a
+"""training/threshold_shift.py (``python -m training.threshold_shift``): teacher probabilities back to logits, decoded per gap with a
 shift, and scored against the records' label tiers."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from sitar.records import read_records
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import threshold_shift as ts  # noqa: E402
+from training import threshold_shift as ts
 
 
 def _teacher(records, path, *, wrong=()):

@@ -13,9 +13,9 @@ Each case runs the CLI (``python -m sitar``) or a Python snippet in a subprocess
 Run it on two checkouts to compare, e.g. the base commit of issue 13 and this one::
 
     git archive ac6edcc | (mkdir -p /tmp/base && tar -x -C /tmp/base)
-    python benchmarks/hostile_inputs.py --repo /tmp/base --json /tmp/before.json
-    python benchmarks/hostile_inputs.py --repo . --json /tmp/after.json
-    python benchmarks/hostile_inputs.py --table /tmp/before.json /tmp/after.json
+    python tests/hostile_inputs.py --repo /tmp/base --json /tmp/before.json
+    python tests/hostile_inputs.py --repo . --json /tmp/after.json
+    python tests/hostile_inputs.py --table /tmp/before.json /tmp/after.json
 
 Score cases use the repository's tiny test checkpoint (``tests/fixtures/tiny_onnx``, fp32) so the
 script runs in about a minute on a laptop. Cases that need root (a small tmpfs) are reported as
@@ -972,7 +972,7 @@ def _(c):
 def _(c):
     return _api(
         c,
-        "from sitar.diagnostics import paired_bootstrap\n"
+        "from sitar.comparison import paired_bootstrap\n"
         "paired_bootstrap({'a': [0.1], 'b': [0.2]}, n_bootstrap=10**9)",
     )
 

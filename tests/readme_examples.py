@@ -12,7 +12,9 @@
 
 ``--update`` rewrites the expected output of every console block with what the commands print
 now (lines with ``…`` that still match are kept), so the figures can be refreshed after a new
-checkpoint ships: ``python benchmarks/readme_examples.py --update && git diff README.md``.
+checkpoint ships: ``PYTHONPATH=. python tests/readme_examples.py --update && git diff README.md``
+(from the repository root; the python blocks import this checkout's ``sitar``). ``tests/test_readme.py``
+runs the check.
 
 Exit code: 0 when every example runs and matches, 1 otherwise (each difference is printed).
 """
@@ -138,8 +140,6 @@ def main(argv: list[str] | None = None) -> int:
     lines = text.split("\n")
     failures = 0
     replacements: list[tuple[int, int, list[str]]] = []
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory() as tmp:
         workdir, bindir = Path(tmp) / "work", Path(tmp) / "bin"
         workdir.mkdir()

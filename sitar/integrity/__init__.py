@@ -29,24 +29,25 @@ packaged default checkpoint carries digests (a test checks it). Symbolic links i
 folder that point outside it are refused, with or without digests (a Hugging Face cache snapshot may
 link into its own repository's ``blobs/``).
 
-Command line: ``python -m sitar.integrity write FOLDER`` records the digests (after an intended
-change); ``python -m sitar.integrity verify FOLDER`` checks them.
+Command line: ``sitar checkpoint sign FOLDER`` records the digests (after an intended change);
+``sitar checkpoint verify FOLDER`` checks them (:mod:`sitar.commands.checkpoint`). The older
+``python -m sitar.integrity write|verify`` still works, with a deprecation notice
+(:mod:`sitar.integrity.__main__`). This module imports nothing of :mod:`sitar.checkpoint`, which
+imports it.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import CheckpointError, SitarError
+from sitar.errors import CheckpointError
 
 __all__ = [
     "INTEGRITY_KEY",
@@ -225,7 +226,7 @@ def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
         raise CheckpointError(
             f"checkpoint {str(folder)!r} failed its integrity check: the score-changing config "
             f"values ({', '.join(covered)}) differ from those it was exported with; undo the "
-            "edit, or record it with `python -m sitar.integrity write FOLDER` if it is intended"
+            "edit, or record it with `sitar checkpoint sign FOLDER` if it is intended"
         )
     overall = _overall(dict(recorded["files"]), str(recorded["fields"]["sha256"]))
     if recorded.get("digest") != overall:
@@ -281,30 +282,3 @@ def checkpoint_id(config: Any) -> str:
         status = verify_checkpoint(config.folder, data)
         object.__setattr__(config, "_integrity", status)
     return f"{config.name}@{status.short}"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sitar.integrity", description="Record or check checkpoint digests."
-    )
-    parser.add_argument("action", choices=("write", "verify"))
-    parser.add_argument("folder", nargs="+")
-    args = parser.parse_args(argv)
-    try:
-        for folder in args.folder:
-            if args.action == "write":
-                section = write_integrity(folder)
-                print(f"{folder}: digest {section['digest'][:SHORT_DIGEST_LEN]} recorded")
-            else:
-                from sitar.checkpoint import CheckpointConfig
-
-                config = CheckpointConfig.load(folder)
-                print(f"{folder}: {checkpoint_id(config)}")
-    except SitarError as e:
-        print(f"python -m sitar.integrity: error: {e}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Would moving the gap head's thresholds fix its tier errors? A diagnostic, not a tuner.
 
     python -m training.teacher --checkpoint CKPT --records FILE --split validation --out T.jsonl
-    python benchmarks/threshold_shift.py --records FILE --teacher T.jsonl [--split validation]
+    python -m training.threshold_shift --records FILE --teacher T.jsonl [--split validation]
         [--shifts -1.5 -1 -0.5 0 0.5]
 
 The teacher file holds the checkpoint's threshold probabilities for each record's own gaps
@@ -19,18 +19,13 @@ the synthetic records. It reads a fixed set of shifts and reports; it does not c
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from sitar.errors import SitarError  # noqa: E402
-from sitar.gapscore import decoded_steps, predict_gaps  # noqa: E402
-from training.data import read_record_file, read_teacher  # noqa: E402
+from sitar.errors import SitarError
+from sitar.gapscore import decoded_steps, predict_gaps
+from training.data import read_record_file, read_teacher
 
 _EPS = 1e-6
 
@@ -65,7 +60,9 @@ def predicted_tiers(logits: np.ndarray, shift: np.ndarray) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.threshold_shift", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--records", type=Path, required=True)
     parser.add_argument("--teacher", type=Path, required=True)
     parser.add_argument("--split", default=None, help="only records of this split")

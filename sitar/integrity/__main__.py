@@ -1,0 +1,40 @@
+"""``python -m sitar.integrity write|verify FOLDER...``: deprecated; use ``sitar checkpoint``.
+
+``write`` is now ``sitar checkpoint sign`` and ``verify`` is ``sitar checkpoint verify``
+(:mod:`sitar.commands.checkpoint`); this entry point prints a deprecation notice on stderr and runs
+that command, with the same output and exit codes (2 on a checkpoint error). It lives in the
+package's ``__main__`` so that :mod:`sitar.integrity` itself never imports the command (which
+imports :mod:`sitar.checkpoint`, which imports :mod:`sitar.integrity`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from sitar.cli import main as sitar_main
+
+#: The old action names and the ``sitar checkpoint`` actions they became.
+ACTIONS = {"write": "sign", "verify": "verify"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m sitar.integrity",
+        description="Deprecated: use `sitar checkpoint sign|verify FOLDER...`.",
+    )
+    parser.add_argument("action", choices=tuple(ACTIONS))
+    parser.add_argument("folder", nargs="+")
+    args = parser.parse_args(argv)
+    action = ACTIONS[args.action]
+    print(
+        f"python -m sitar.integrity {args.action} is deprecated; use `sitar checkpoint {action} "
+        "FOLDER...` (same output)",
+        file=sys.stderr,
+    )
+    return sitar_main(["checkpoint", action, *args.folder])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
