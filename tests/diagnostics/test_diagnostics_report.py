@@ -58,7 +58,9 @@ def test_report_content(report_html, corpus):
     comparison = data["comparison"]
     assert comparison["seed"] == 1 and comparison["pairwise"][0]["better"] == "A"
     assert [g["group"] for g in comparison["groups"]] == ["spk1", "spk2"]
-    assert report_html.count("<svg") == 2  # score distributions and tiers
+    # Score distributions, tiers, and one figure per system (captioned in HTML).
+    assert report_html.count("<svg") == 4
+    assert "<figcaption>Scores of system A</figcaption>" in report_html
     assert "Per group" in report_html and "meaning-critical" in report_html
 
 
