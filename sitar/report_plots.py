@@ -47,13 +47,13 @@ _DIGITS = re.compile(r"([0-9]+)")
 def natural_key(text: str) -> tuple[Any, ...]:
     """Sort key for ids in natural order: digit runs compare as numbers (``u2 < u10``), the text
     between them as text (case-sensitive: ``U3 < u2``); equal keys fall back to the text itself
-    (``u2 < u02``), so the order is total.
+    (``u02 < u2``), so the order is total.
 
     Digit runs compare by their length without leading zeros, then as text: never through
     ``int``, so an id with thousands of digits is neither slow nor refused.
 
     >>> sorted(["u10", "u2", "u1", "a", "u02"], key=natural_key)
-    ['a', 'u1', 'u2', 'u02', 'u10']
+    ['a', 'u1', 'u02', 'u2', 'u10']
     """
     parts = _DIGITS.split(text)
     key: list[Any] = []
