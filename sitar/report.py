@@ -293,7 +293,7 @@ def render_report(
         meta=data["meta"],
         comparison=comparison,
         bands={"t1_label": fraction_label(t1), "t2_label": fraction_label(t2)},
-        figures=figures(names, scores, tiers, swer),
+        figures=[{**f, "svg": Markup(f["svg"])} for f in figures(names, scores, tiers, swer)],
         tier_legend=_tier_legend(data["meta"]),
         columns=columns,
         css=_asset(env, "report.css"),

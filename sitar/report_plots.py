@@ -273,6 +273,7 @@ def _figure_system(
             edgecolor="white",
             linewidth=0.8,
         )
+        # Values above 1 (insertions): one hatched bar, set apart from the [0, 1] bins.
         ax2.bar(
             [1.0 + _SWER_BIN / 2],
             [above],
@@ -295,10 +296,11 @@ def figures(
     tiers: Mapping[str, Sequence[int]],
     swer: Mapping[str, Sequence[float]] | None,
 ) -> list[dict[str, Any]]:
-    """Figures for the template: ``kind``, ``caption`` and ``legend`` (HTML, escaped there) and
-    ``svg`` (safe: matplotlib escapes its XML and the figures hold no user text)."""
+    """The report's figures as dicts: ``kind``, ``caption`` and ``legend`` (``(name, colour)``
+    pairs), which the template escapes, and ``svg``, inline SVG text that holds no user text
+    (matplotlib escapes its own XML). ``swer[name]``, when given, adds that system's per-utterance
+    ``swer`` distribution to its figure."""
     matplotlib, figure_cls = _import_matplotlib()
-    from markupsafe import Markup
 
     colours = {name: SYSTEM_COLOURS[k % len(SYSTEM_COLOURS)] for k, name in enumerate(names)}
     legend = [(name, colours[name]) for name in names]
@@ -332,5 +334,5 @@ def figures(
             }
         )
     for fig in out:
-        fig["svg"] = Markup(_svg(fig["svg"], matplotlib))
+        fig["svg"] = _svg(fig["svg"], matplotlib)
     return out
