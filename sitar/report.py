@@ -54,7 +54,7 @@ __all__ = [
 
 #: Rows rendered per page of the utterance table.
 PAGE_SIZE = 50
-#: Version of the report layout and its embedded data format (2: rows carry ``swer``, ``id_rank``).
+#: Version of the report layout and its embedded data format (2: ``id_rank``, optional row ``swer``).
 REPORT_VERSION = "2"
 #: What the hover and the legend call a gap's number, for both explain methods: the normalised
 #: score of the hypothesis with that gap alone (rescored by the model, or SPEC §5 applied to the
@@ -121,8 +121,10 @@ def _report_data(
                 for g in e.gaps
             ]
             wer = _round(float(wers[i]), 4) if wers is not None else None
-            swer = _round(swers[i], 4) if swers is not None else None
-            rows.append([i, s, round(e.score, 4), e.hypothesis, gaps, wer, swer])
+            row = [i, s, round(e.score, 4), e.hypothesis, gaps, wer]
+            if swers is not None:  # only then: 20,000 rows x ",null" would be 100 kB for nothing
+                row.append(_round(swers[i], 4))
+            rows.append(row)
     signature = (
         comparison.signature
         if comparison is not None
@@ -160,7 +162,8 @@ def _report_data(
         "id_rank": id_rank,
         "refs": refs,
         # Row: [utterance index, system index, score, hypothesis,
-        #       gaps [[ref_start, ref_end, hyp_start, hyp_end, score, tier, direction]], WER, swer]
+        #       gaps [[ref_start, ref_end, hyp_start, hyp_end, score, tier, direction]], WER,
+        #       swer (only when meta.has_swer)]
         "rows": rows,
         "comparison": comparison.to_dict() if comparison is not None else None,
     }
