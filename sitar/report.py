@@ -38,7 +38,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitar.errors import InputError, MissingDependencyError
-from sitar.report_plots import band_edges, figures, fraction_label, natural_key
+from sitar.report_plots import (
+    band_edges,
+    figures,
+    fraction_label,
+    import_matplotlib,
+    natural_key,
+)
 
 if TYPE_CHECKING:
     from sitar.diagnostics import Comparison, Explanation
@@ -331,6 +337,9 @@ def build_report(
     """
     from sitar.diagnostics import compare_scores, explain_many, join_by_id, word_error_counts
 
+    # A missing template engine or plotting library stops the run before any scoring.
+    _environment()
+    import_matplotlib()
     ids, joined = join_by_id(references, systems)
     names = list(joined)
     if not names:

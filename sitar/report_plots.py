@@ -26,6 +26,7 @@ __all__ = [
     "band_edges",
     "figures",
     "fraction_label",
+    "import_matplotlib",
     "natural_key",
     "score_bins",
     "score_histogram",
@@ -145,7 +146,8 @@ def fraction_label(x: float) -> str:
 # -- plots ---------------------------------------------------------------------------------------------
 
 
-def _import_matplotlib() -> Any:
+def import_matplotlib() -> Any:
+    """``(matplotlib, Figure)``, or MissingDependencyError naming the ``report`` extra."""
     try:
         import matplotlib
         from matplotlib.figure import Figure
@@ -300,7 +302,7 @@ def figures(
     pairs), which the template escapes, and ``svg``, inline SVG text that holds no user text
     (matplotlib escapes its own XML). ``swer[name]``, when given, adds that system's per-utterance
     ``swer`` distribution to its figure."""
-    matplotlib, figure_cls = _import_matplotlib()
+    matplotlib, figure_cls = import_matplotlib()
 
     colours = {name: SYSTEM_COLOURS[k % len(SYSTEM_COLOURS)] for k, name in enumerate(names)}
     legend = [(name, colours[name]) for name in names]

@@ -13,6 +13,7 @@ from sitar.diagnostics import TIER_RULE
 from sitar.errors import InputError, MissingDependencyError
 
 pytest.importorskip("matplotlib")
+pytest.importorskip("jinja2")
 
 _DATA = re.compile(r"<script type='application/json' id='sitar-data'>(.*?)</script>", re.S)
 

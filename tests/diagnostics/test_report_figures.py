@@ -15,6 +15,7 @@ import pytest
 from sitar.errors import InputError, MissingDependencyError
 
 pytest.importorskip("matplotlib")
+pytest.importorskip("jinja2")
 
 _DATA = re.compile(r"<script type='application/json' id='sitar-data'>(.*?)</script>", re.S)
 
@@ -172,14 +173,21 @@ def test_swer_input_errors(explained, swer, match):
 # -- the template dependency ---------------------------------------------------------------------
 
 
-def test_report_needs_jinja2(monkeypatch, explained):
+@pytest.mark.parametrize("missing", ["jinja2", "matplotlib"])
+def test_report_needs_its_extra_before_any_scoring(monkeypatch, explained, fake_predict, missing):
     import sitar.report as report
 
     report._environment.cache_clear()
-    monkeypatch.setitem(sys.modules, "jinja2", None)
+    monkeypatch.setitem(sys.modules, missing, None)
+    if missing == "matplotlib":
+        monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    calls = len(fake_predict.calls)
     try:
-        with pytest.raises(MissingDependencyError, match=r"'jinja2'.*sitar\[report\]"):
+        with pytest.raises(MissingDependencyError, match=rf"'{missing}'.*sitar\[report\]"):
             report.render_report(ids=["1", "2", "3", "4"], explanations={"S": explained})
+        with pytest.raises(MissingDependencyError, match=rf"'{missing}'.*sitar\[report\]"):
+            report.build_report(fake_predict, references={"u": "a b"}, systems={"S": {"u": "a"}})
+        assert len(fake_predict.calls) == calls  # nothing was scored
     finally:
         report._environment.cache_clear()
 
