@@ -1,14 +1,23 @@
 """``sitar report``: one self-contained HTML file to see where and how badly systems distort.
 
-The file needs no network: CSS and JavaScript are inline and the plots are inline SVG rendered
-offline with matplotlib (``Figure`` objects, no pyplot and no global backend switch). It holds:
+The page is rendered from Jinja2 templates shipped in ``sitar/templates/`` (``report.html.j2``,
+with ``report.css`` and ``report.js`` inlined) with autoescaping on, so every text that reaches
+the markup (title, system and group names, ids, the signature) is escaped by the template engine;
+only the inline CSS and JS, the JSON data block and the SVG plots are marked safe. The file needs
+no network: the plots are inline SVG rendered offline with matplotlib (``Figure`` objects, no
+pyplot and no global backend switch) and hold no user text (legends and captions are HTML). It
+holds:
 
 * the system comparison (mean score with bootstrap CI, meaning-critical rate, WER, pairwise
   p-values and win probabilities) when a :class:`~sitar.comparison.Comparison` is given;
-* per-system distributions of the normalised scores and of the estimated gap tiers (plots);
+* the score distributions of all systems, the estimated gap tiers, and one figure per system
+  with its score distribution (T1 and T2 bands shaded) and, when per-utterance ``swer`` values
+  are given, their distribution. Score bins are the seven severity positions of SPEC §5
+  (:func:`sitar.report_plots.score_bins`), so no bin straddles a band edge;
 * a sortable, filterable table of all (utterance, system) rows, worst first, where the reference
   and hypothesis show their gaps highlighted and coloured by estimated tier; hovering a gap shows
-  its single-gap score, estimated tier and texts.
+  its single-gap score (:data:`GAP_SCORE_LABEL`), estimated tier and texts. Ids sort in natural
+  order (:func:`sitar.report_plots.natural_key`: ``u2`` before ``u10``).
 
 Scale: the data are embedded once as JSON (``<script type="application/json">``) and JavaScript
 renders only the visible page (:data:`PAGE_SIZE` rows); sorting and filtering run over the whole
@@ -20,117 +29,80 @@ constant).
 
 from __future__ import annotations
 
-import html
-import io
+import functools
 import json
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitar.errors import InputError, MissingDependencyError
+from sitar.report_plots import (
+    band_edges,
+    figures,
+    fraction_label,
+    import_matplotlib,
+    natural_key,
+)
 
 if TYPE_CHECKING:
     from sitar.comparison import Comparison
     from sitar.diagnostics import Explanation
 
-__all__ = ["PAGE_SIZE", "REPORT_VERSION", "build_report", "render_report", "write_report"]
+__all__ = [
+    "GAP_SCORE_LABEL",
+    "PAGE_SIZE",
+    "REPORT_VERSION",
+    "build_report",
+    "render_report",
+    "write_report",
+]
 
 #: Rows rendered per page of the utterance table.
 PAGE_SIZE = 50
-#: Version of the report layout and its embedded data format.
-REPORT_VERSION = "1"
+#: Version of the report layout and its embedded data format (2: ``id_rank``, optional row ``swer``).
+REPORT_VERSION = "2"
+#: What the hover and the legend call a gap's number, for both explain methods: the normalised
+#: score of the hypothesis with that gap alone (rescored by the model, or SPEC §5 applied to the
+#: gap head's predicted position).
+GAP_SCORE_LABEL = "single-gap score"
 
-_TIER_COLOURS = ("#f2d64b", "#f08a24", "#d62728")  # T0, T1, T2 (also used by the CSS)
-_SYSTEM_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+_TEMPLATE = "report.html.j2"
 
 
-def _round(x: float, digits: int = 4) -> float | None:
+def _round(x: float | None, digits: int = 4) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, digits)
 
 
-# -- plots ---------------------------------------------------------------------------------------------
-
-
-def _import_matplotlib() -> Any:
-    try:
-        import matplotlib
-        from matplotlib.figure import Figure
-    except ImportError as e:
-        raise MissingDependencyError("matplotlib", "the HTML report's plots", "report") from e
-    return matplotlib, Figure
-
-
-def _svg(fig: Any, matplotlib: Any) -> str:
-    buf = io.StringIO()
-    # A constant hash salt and no date make the SVG bytes reproducible; text stays text (small).
-    with matplotlib.rc_context({"svg.hashsalt": "sitar-report", "svg.fonttype": "none"}):
-        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    text = buf.getvalue()
-    text = text[text.index("<svg") :]  # drop the XML prolog and DOCTYPE for inline use
-    # The RDF metadata block (creator, format) is dead weight inside an HTML page.
-    start, end = text.find("<metadata>"), text.find("</metadata>")
-    if 0 <= start < end:
-        text = text[:start] + text[end + len("</metadata>") :]
-    return text
-
-
-def _plots(names: Sequence[str], scores: Mapping[str, Sequence[float]], tiers: Any) -> list[str]:
-    """Inline SVGs: score distributions per system, and estimated gap tiers per system."""
-    matplotlib, figure_cls = _import_matplotlib()
-    from sitar.diagnostics import MEANING_CRITICAL_THRESHOLD
-
-    out = []
-    fig = figure_cls(figsize=(7.0, 3.2))
-    ax = fig.add_subplot(1, 1, 1)
-    bins = [i / 20 for i in range(21)]
-    for k, name in enumerate(names):
-        ax.hist(
-            list(scores[name]),
-            bins=bins,
-            histtype="step",
-            linewidth=1.6,
-            color=_SYSTEM_COLOURS[k % len(_SYSTEM_COLOURS)],
-            label=name,
-        )
-    ax.axvline(MEANING_CRITICAL_THRESHOLD, color="#d62728", linestyle="--", linewidth=1)
-    ax.text(
-        MEANING_CRITICAL_THRESHOLD + 0.01,
-        0.95,
-        "T2 band",
-        transform=ax.get_xaxis_transform(),
-        va="top",
-        fontsize=8,
-        color="#d62728",
-    )
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("normalised SITAR score (lower is better)")
-    ax.set_ylabel("utterances")
-    ax.set_title("Score distribution per system")
-    ax.legend(fontsize=8)
-    out.append(_svg(fig, matplotlib))
-
-    fig = figure_cls(figsize=(7.0, 2.8))
-    ax = fig.add_subplot(1, 1, 1)
-    width = 0.8 / max(1, len(names))
-    for k, name in enumerate(names):
-        xs = [t + (k - (len(names) - 1) / 2) * width for t in range(3)]
-        ax.bar(
-            xs,
-            tiers[name],
-            width=width,
-            color=_SYSTEM_COLOURS[k % len(_SYSTEM_COLOURS)],
-            label=name,
-        )
-    ax.set_xticks([0, 1, 2], ["T0 (expression)", "T1 (uptake)", "T2 (outcome)"])
-    ax.set_ylabel("gaps")
-    ax.set_title("Estimated gap tiers per system")
-    ax.legend(fontsize=8)
-    out.append(_svg(fig, matplotlib))
-    return out
-
-
 # -- data ----------------------------------------------------------------------------------------------
+
+
+def _check_per_utterance(
+    values: Mapping[str, Sequence[float]] | None, names: Sequence[str], n: int, what: str
+) -> dict[str, list[float]] | None:
+    """``values[name][i]`` for every system and utterance: finite numbers >= 0, else InputError."""
+    if values is None:
+        return None
+    if set(values) != set(names):
+        raise InputError(
+            f"{what} must have one entry per system: got {sorted(values)}, expected {sorted(names)}"
+        )
+    out: dict[str, list[float]] = {}
+    for name in names:
+        column = list(values[name])
+        if len(column) != n:
+            raise InputError(f"{what}[{name!r}] has {len(column)} values for {n} ids")
+        for i, v in enumerate(column):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, numbers.Real)
+                or not math.isfinite(v)
+                or v < 0
+            ):
+                raise InputError(f"{what}[{name!r}][{i}] must be a finite number >= 0, got {v!r}")
+        out[name] = [float(v) for v in column]
+    return out
 
 
 def _report_data(
@@ -138,25 +110,28 @@ def _report_data(
     ids: Sequence[str],
     explanations: Mapping[str, Sequence[Explanation]],
     utterance_wer: Mapping[str, Sequence[float]] | None,
+    utterance_swer: Mapping[str, Sequence[float]] | None,
     comparison: Comparison | None,
     title: str,
     page_size: int,
 ) -> dict[str, Any]:
     names = list(explanations)
     n = len(ids)
-    refs: list[str] = []
-    for i in range(n):
-        refs.append(explanations[names[0]][i].reference)
+    refs = [explanations[names[0]][i].reference for i in range(n)]
     rows = []
     for s, name in enumerate(names):
         wers = utterance_wer.get(name) if utterance_wer else None
+        swers = utterance_swer[name] if utterance_swer is not None else None
         for i, e in enumerate(explanations[name]):
             gaps = [
                 [*g.gap.ref_span, *g.gap.hyp_span, round(g.score, 4), g.tier, g.direction]
                 for g in e.gaps
             ]
             wer = _round(float(wers[i]), 4) if wers is not None else None
-            rows.append([i, s, round(e.score, 4), e.hypothesis, gaps, wer])
+            row = [i, s, round(e.score, 4), e.hypothesis, gaps, wer]
+            if swers is not None:  # only then: 20,000 rows x ",null" would be 100 kB for nothing
+                row.append(_round(swers[i], 4))
+            rows.append(row)
     signature = (
         comparison.signature
         if comparison is not None
@@ -169,6 +144,10 @@ def _report_data(
     first = next((e for name in names for e in explanations[name]), None)
     tier_rule = first.tier_rule if first is not None else TIER_RULE
     method = first.method if first is not None else None
+    order = sorted(range(n), key=lambda i: natural_key(ids[i]))
+    id_rank = [0] * n
+    for rank, i in enumerate(order):
+        id_rank[i] = rank
 
     return {
         "meta": {
@@ -179,30 +158,40 @@ def _report_data(
             "tier_rule": tier_rule,
             "explain_method": method,
             "meaning_critical_threshold": MEANING_CRITICAL_THRESHOLD,
+            "gap_score_label": GAP_SCORE_LABEL,
+            "has_swer": utterance_swer is not None,
             "systems": names,
             "n_utterances": n,
             "page_size": page_size,
         },
         "ids": list(ids),
+        # id_rank[i]: rank of ids[i] in natural order (natural_key); the table sorts ids by it.
+        "id_rank": id_rank,
         "refs": refs,
         # Row: [utterance index, system index, score, hypothesis,
-        #       gaps [[ref_start, ref_end, hyp_start, hyp_end, score, tier, direction]], WER]
+        #       gaps [[ref_start, ref_end, hyp_start, hyp_end, score, tier, direction]], WER,
+        #       swer (only when meta.has_swer)]
         "rows": rows,
         "comparison": comparison.to_dict() if comparison is not None else None,
     }
 
 
 def _tier_legend(meta: Mapping[str, Any]) -> str:
-    """How the report's gap tiers were obtained (same-pass gap head, or single-gap rescoring)."""
-    rule = html.escape(str(meta["tier_rule"]))
+    """How the report's gap tiers were obtained (same-pass gap head, or single-gap rescoring).
+
+    Plain text: the template escapes it. Both methods name the hover's number by
+    :data:`GAP_SCORE_LABEL`."""
+    rule = meta["tier_rule"]
+    t1, t2 = (fraction_label(x) for x in band_edges())
     if meta.get("explain_method") == "gaps":
         return (
-            "Hover a gap for its predicted position (the SPEC §5 score of that gap alone); tier "
-            f"and direction come from the gap head of the scoring pass itself (rule {rule})."
+            f"Hover a gap for its {GAP_SCORE_LABEL}: the SPEC §5 score of its predicted position "
+            "alone; tier and direction come from the gap head of the scoring pass itself "
+            f"(rule {rule})."
         )
     return (
-        "Hover a gap for its single-gap score. Estimated tier from the single-gap score: "
-        f"T0 &lt; 2/7 ≤ T1 &lt; 5/7 ≤ T2 (rule {rule})."
+        f"Hover a gap for its {GAP_SCORE_LABEL}: the model's score of the hypothesis with only "
+        f"that gap. Estimated tier from it: T0 < {t1} ≤ T1 < {t2} ≤ T2 (rule {rule})."
     )
 
 
@@ -212,238 +201,34 @@ def _embed_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _summary_html(comparison: Comparison | None) -> str:
-    if comparison is None:
-        return ""
-    pct = f"{comparison.confidence * 100:.4g}"
-    e = html.escape
+def _format_number(x: float | None, spec: str = ".4f") -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
-    def f(x: float | None, spec: str = ".4f") -> str:
-        return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
-    rows = "".join(
-        f"<tr><td>{e(s.name)}</td><td>{s.n}</td><td>{f(s.mean)}</td>"
-        f"<td>[{f(s.ci[0])}, {f(s.ci[1])}]</td><td>{f(s.meaning_critical_rate, '.3f')}</td>"
-        f"<td>{f(s.wer, '.3f')}</td></tr>"
-        for s in comparison.systems
+@functools.lru_cache(maxsize=2)
+def _environment(autoescape: bool = True) -> Any:
+    """The Jinja2 environment over ``sitar/templates/`` (autoescape on; tests turn it off once
+    to show that the injection checks would catch it)."""
+    try:
+        import jinja2
+    except ImportError as e:
+        raise MissingDependencyError("jinja2", "the HTML report's templates", "report") from e
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("sitar", "templates"),
+        autoescape=autoescape,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
     )
-    pairs = "".join(
-        f"<tr><td>{e(p.a)} vs {e(p.b)}</td><td>{f(p.diff, '+.4f')}</td>"
-        f"<td>[{f(p.diff_ci[0], '+.4f')}, {f(p.diff_ci[1], '+.4f')}]</td>"
-        f"<td>{f(p.p_value)}</td><td>{f(p.win_a, '.3f')}</td><td>{f(p.win_b, '.3f')}</td>"
-        f"<td>{f(p.ties, '.3f')}</td><td>{e(p.better or 'n.s.')}</td></tr>"
-        for p in comparison.pairwise
-    )
-    groups = ""
-    for g in comparison.groups:
-        g_rows = "".join(
-            f"<tr><td>{e(g.group)}</td><td>{e(s.name)}</td><td>{s.n}</td><td>{f(s.mean)}</td>"
-            f"<td>[{f(s.ci[0])}, {f(s.ci[1])}]</td>"
-            f"<td>{f(s.meaning_critical_rate, '.3f')}</td><td>{f(s.wer, '.3f')}</td></tr>"
-            for s in g.systems
-        )
-        groups += g_rows
-    group_table = (
-        "<h3>Per group</h3><table class='stats grouped'><thead><tr><th>group</th><th>system</th>"
-        f"<th>n</th><th>mean</th><th>{pct}% CI</th><th>MCR</th><th>WER</th></tr></thead>"
-        f"<tbody>{groups}</tbody></table>"
-        if groups
-        else ""
-    )
-    pair_table = (
-        "<h3>Pairwise</h3><table class='stats'><thead><tr><th>A vs B</th><th>mean(A) − mean(B)"
-        f"</th><th>{pct}% CI</th><th>p</th><th>win A</th><th>win B</th><th>ties</th>"
-        f"<th>better</th></tr></thead><tbody>{pairs}</tbody></table>"
-        if pairs
-        else ""
-    )
-    return (
-        "<section id='summary'><h2>Systems</h2><table class='stats'><thead><tr><th>system</th>"
-        f"<th>n</th><th>mean score</th><th>{pct}% CI</th><th>MCR</th><th>WER</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>{pair_table}{group_table}"
-        f"<p class='note'>Paired bootstrap: {comparison.n_bootstrap} resamples, seed "
-        f"{comparison.seed}; two-sided p; win = share of utterances scored strictly lower. "
-        "MCR = meaning-critical rate (score ≥ 5/7, the T2 band). WER: "
-        f"{e(comparison.wer_note)}. Lower is better everywhere.</p></section>"
-    )
+    env.filters["fmt"] = _format_number
+    return env
 
 
-_CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em;color:#222;
-  max-width:1400px}
-h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.4em}
-h3{font-size:1em}
-code.sig{font-size:.8em;word-break:break-all;background:#f4f4f4;padding:2px 4px}
-table{border-collapse:collapse} .stats td,.stats th{padding:3px 8px;border-bottom:1px solid #ddd;
-  text-align:right} .stats td:first-child,.stats th:first-child{text-align:left}
-.stats.grouped td:nth-child(2),.stats.grouped th:nth-child(2){text-align:left}
-.note{font-size:.85em;color:#555}
-.plots{display:flex;flex-wrap:wrap;gap:1em} .plots svg{max-width:100%;height:auto}
-#controls{margin:.6em 0;display:flex;gap:.8em;align-items:center;flex-wrap:wrap}
-#utts{width:100%;font-size:.9em} #utts th{background:#eee;cursor:pointer;user-select:none;
-  padding:4px 6px;text-align:left;position:sticky;top:0}
-#utts th[data-dir=asc]::after{content:' ▲'} #utts th[data-dir=desc]::after{content:' ▼'}
-#utts td{padding:4px 6px;border-bottom:1px solid #e4e4e4;vertical-align:top}
-#utts td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-#utts td.text{min-width:16em}
-mark.gap{border-radius:3px;padding:0 2px;cursor:help}
-mark.t0{background:#f2d64b66;border-bottom:2px solid #f2d64b}
-mark.t1{background:#f08a2466;border-bottom:2px solid #f08a24}
-mark.t2{background:#d6272855;border-bottom:2px solid #d62728}
-mark.empty{padding:0 1px;font-weight:bold}
-mark.gap:hover{outline:1px solid #333}
-.legend mark{margin-right:.6em}
-"""
+def _asset(env: Any, name: str) -> Any:
+    """A shipped file as safe markup, read through the template loader without rendering it."""
+    from markupsafe import Markup
 
-_JS = r"""
-(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('sitar-data').textContent);
-  var meta = data.meta, ids = data.ids, refs = data.refs, rows = data.rows;
-  var PAGE = meta.page_size;
-  var state = {key: 'score', dir: 'desc', system: -1, query: '', page: 0, view: null};
-  var DIR_NAMES = {'-1': ' (boundary to T', '1': ' (boundary to T'};
-
-  function keyOf(r, key) {
-    if (key === 'score') { return r[2]; }
-    if (key === 'id') { return ids[r[0]]; }
-    if (key === 'system') { return meta.systems[r[1]]; }
-    if (key === 'gaps') { return r[4].length; }
-    if (key === 'maxgap') {
-      var m = 0; for (var i = 0; i < r[4].length; i++) { if (r[4][i][4] > m) { m = r[4][i][4]; } }
-      return m;
-    }
-    if (key === 'wer') { return r[5] === null ? -1 : r[5]; }
-    if (key === 'order') { return r[0]; }
-    return 0;
-  }
-
-  function compute() {
-    var q = state.query.toLowerCase(), out = [];
-    for (var i = 0; i < rows.length; i++) {
-      var r = rows[i];
-      if (state.system >= 0 && r[1] !== state.system) { continue; }
-      if (q && ids[r[0]].toLowerCase().indexOf(q) < 0 && refs[r[0]].toLowerCase().indexOf(q) < 0
-          && r[3].toLowerCase().indexOf(q) < 0) { continue; }
-      out.push(i);
-    }
-    var key = state.key, sign = state.dir === 'asc' ? 1 : -1;
-    out.sort(function (a, b) {
-      var ka = keyOf(rows[a], key), kb = keyOf(rows[b], key);
-      if (ka < kb) { return -sign; }
-      if (ka > kb) { return sign; }
-      return a - b;  // stable: input order breaks ties
-    });
-    state.view = out;
-  }
-
-  function tierText(g) {
-    var t = 'T' + g[5];
-    if (g[6] !== 0) { t += DIR_NAMES[String(g[6])] + (g[5] + g[6]) + ')'; }
-    return t;
-  }
-
-  function highlighted(text, gaps, side, rowIdx) {
-    // side 0: reference spans (g[0], g[1]); side 1: hypothesis spans (g[2], g[3]).
-    var chars = Array.from(text), frag = document.createDocumentFragment(), pos = 0;
-    var refText = Array.from(refs[rows[rowIdx][0]]), hypText = Array.from(rows[rowIdx][3]);
-    for (var k = 0; k < gaps.length; k++) {
-      var g = gaps[k], s = g[2 * side], e = g[2 * side + 1];
-      if (s > pos) { frag.appendChild(document.createTextNode(chars.slice(pos, s).join(''))); }
-      var m = document.createElement('mark');
-      m.className = 'gap t' + g[5] + (s === e ? ' empty' : '');
-      m.textContent = s === e ? '‸' : chars.slice(s, e).join('');
-      var rt = refText.slice(g[0], g[1]).join(''), ht = hypText.slice(g[2], g[3]).join('');
-      m.title = 'gap ' + k + ': "' + rt + '" → "' + ht + '"\nsingle-gap score ' +
-        g[4].toFixed(4) + '\nestimated ' + tierText(g);
-      m.setAttribute('data-gap', String(k));
-      m.setAttribute('data-score', g[4].toFixed(4));
-      frag.appendChild(m);
-      pos = Math.max(pos, e);
-    }
-    if (pos < chars.length) { frag.appendChild(document.createTextNode(chars.slice(pos).join(''))); }
-    return frag;
-  }
-
-  function cell(tr, cls, text) {
-    var td = document.createElement('td');
-    td.className = cls;
-    if (text !== undefined) { td.textContent = text; }
-    tr.appendChild(td);
-    return td;
-  }
-
-  function render() {
-    var body = document.getElementById('utts-body'), view = state.view;
-    var pages = Math.max(1, Math.ceil(view.length / PAGE));
-    if (state.page >= pages) { state.page = pages - 1; }
-    var start = state.page * PAGE, stop = Math.min(view.length, start + PAGE);
-    var frag = document.createDocumentFragment();
-    for (var k = start; k < stop; k++) {
-      var idx = view[k], r = rows[idx], tr = document.createElement('tr');
-      tr.setAttribute('data-id', ids[r[0]]);
-      tr.setAttribute('data-system', meta.systems[r[1]]);
-      cell(tr, 'num rank', String(k + 1));
-      cell(tr, 'id', ids[r[0]]);
-      cell(tr, 'system', meta.systems[r[1]]);
-      cell(tr, 'num score', r[2].toFixed(4));
-      cell(tr, 'num gaps', String(r[4].length));
-      cell(tr, 'num maxgap', keyOf(r, 'maxgap').toFixed(4));
-      cell(tr, 'num wer', r[5] === null ? '–' : r[5].toFixed(3));
-      cell(tr, 'text ref').appendChild(highlighted(refs[r[0]], r[4], 0, idx));
-      cell(tr, 'text hyp').appendChild(highlighted(r[3], r[4], 1, idx));
-      frag.appendChild(tr);
-    }
-    body.replaceChildren(frag);
-    document.getElementById('page-info').textContent = view.length ?
-      ('rows ' + (start + 1) + '–' + stop + ' of ' + view.length + ' (page ' + (state.page + 1) +
-       ' of ' + pages + ')') : 'no rows';
-    document.getElementById('prev').disabled = state.page === 0;
-    document.getElementById('next').disabled = state.page >= pages - 1;
-    var ths = document.querySelectorAll('#utts th[data-key]');
-    for (var i = 0; i < ths.length; i++) {
-      var th = ths[i];
-      if (th.getAttribute('data-key') === state.key) { th.setAttribute('data-dir', state.dir); }
-      else { th.removeAttribute('data-dir'); }
-    }
-  }
-
-  function refresh() { compute(); render(); }
-
-  var ths = document.querySelectorAll('#utts th[data-key]');
-  for (var i = 0; i < ths.length; i++) {
-    ths[i].addEventListener('click', function (ev) {
-      var key = ev.currentTarget.getAttribute('data-key');
-      if (state.key === key) { state.dir = state.dir === 'asc' ? 'desc' : 'asc'; }
-      else { state.key = key; state.dir = (key === 'id' || key === 'system') ? 'asc' : 'desc'; }
-      state.page = 0;
-      refresh();
-    });
-  }
-  var sel = document.getElementById('system-filter');
-  for (var s = 0; s < meta.systems.length; s++) {
-    var opt = document.createElement('option');
-    opt.value = String(s);
-    opt.textContent = meta.systems[s];
-    sel.appendChild(opt);
-  }
-  sel.addEventListener('change', function () {
-    state.system = parseInt(sel.value, 10); state.page = 0; refresh();
-  });
-  var search = document.getElementById('search');
-  search.addEventListener('input', function () {
-    state.query = search.value; state.page = 0; refresh();
-  });
-  document.getElementById('prev').addEventListener('click', function () {
-    if (state.page > 0) { state.page -= 1; render(); }
-  });
-  document.getElementById('next').addEventListener('click', function () {
-    state.page += 1; render();
-  });
-  refresh();
-  document.documentElement.setAttribute('data-render-ms', performance.now().toFixed(1));
-})();
-"""
+    source, _, _ = env.loader.get_source(env, name)
+    return Markup(source)
 
 
 def render_report(
@@ -452,6 +237,7 @@ def render_report(
     explanations: Mapping[str, Sequence[Explanation]],
     comparison: Comparison | None = None,
     utterance_wer: Mapping[str, Sequence[float]] | None = None,
+    utterance_swer: Mapping[str, Sequence[float]] | None = None,
     title: str = "SITAR report",
     page_size: int = PAGE_SIZE,
 ) -> str:
@@ -459,7 +245,9 @@ def render_report(
 
     ``explanations[name][i]`` explains utterance ``ids[i]`` for system ``name`` (all systems on
     the same references, in the same order); ``comparison`` adds the statistics section;
-    ``utterance_wer[name][i]`` adds a per-utterance WER column.
+    ``utterance_wer[name][i]`` adds a per-utterance WER column; ``utterance_swer[name][i]``
+    (finite, >= 0, one list per system) adds a ``swer`` column and the ``swer`` distribution to
+    each system's figure.
     """
     names = list(explanations)
     if not names:
@@ -478,10 +266,13 @@ def render_report(
                 )
     if isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1:
         raise InputError(f"page_size must be a positive integer, got {page_size!r}")
+    swer = _check_per_utterance(utterance_swer, names, n, "utterance_swer")
+    env = _environment()  # first, so that a missing jinja2 is reported before any work
     data = _report_data(
         ids=ids,
         explanations=explanations,
         utterance_wer=utterance_wer,
+        utterance_swer=swer,
         comparison=comparison,
         title=title,
         page_size=page_size,
@@ -492,48 +283,32 @@ def render_report(
         for e in explanations[name]:
             for g in e.gaps:
                 tiers[name][g.tier] += 1
-    plots = "".join(f"<figure>{svg}</figure>" for svg in _plots(names, scores, tiers))
-    esc = html.escape
-    meta = data["meta"]
-    headers = "".join(
-        f"<th data-key='{k}' title='sort by {label}'>{label}</th>" if k else f"<th>{label}</th>"
-        for k, label in (
-            ("order", "#"),
-            ("id", "id"),
-            ("system", "system"),
-            ("score", "score"),
-            ("gaps", "gaps"),
-            ("maxgap", "max gap"),
-            ("wer", "WER"),
-            ("", "reference"),
-            ("", "hypothesis"),
-        )
-    )
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<meta name='generator' content='sitar {esc(meta['sitar_version'])}'>"
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{esc(title)}</h1>"
-        f"<p>{n} utterances × {len(names)} system(s): {esc(', '.join(names))}. "
-        "Normalised SITAR scores in [0, 1]; lower is less situational distortion.</p>"
-        f"<p>Signature: <code class='sig' id='signature'>{esc(meta['signature'])}</code></p>"
-        f"{_summary_html(comparison)}"
-        f"<section id='plots'><h2>Distributions</h2><div class='plots'>{plots}</div></section>"
-        "<section id='utterances'><h2>Utterances (worst first)</h2>"
-        "<p class='legend'>Gaps by estimated tier: <mark class='gap t0'>T0 expression</mark>"
-        "<mark class='gap t1'>T1 uptake</mark><mark class='gap t2'>T2 outcome</mark>"
-        f"<mark class='gap t1 empty'>‸</mark>= insertion point. {_tier_legend(meta)} "
-        "Click a column header to sort.</p>"
-        "<div id='controls'><label>System <select id='system-filter'>"
-        "<option value='-1'>all</option></select></label>"
-        "<label>Search <input id='search' type='search' placeholder='id or text'></label>"
-        "<button id='prev' type='button'>◀ prev</button>"
-        "<button id='next' type='button'>next ▶</button><span id='page-info'></span></div>"
-        f"<table id='utts'><thead><tr>{headers}</tr></thead><tbody id='utts-body'></tbody>"
-        "</table></section>"
-        f"<script type='application/json' id='sitar-data'>{_embed_json(data)}</script>"
-        f"<script>{_JS}</script></body></html>\n"
+    from markupsafe import Markup
+
+    columns = [
+        ("order", "#"),
+        ("id", "id"),
+        ("system", "system"),
+        ("score", "score"),
+        ("gaps", "gaps"),
+        ("maxgap", "max gap"),
+        ("wer", "WER"),
+        *([("swer", "swer")] if swer is not None else []),
+        ("", "reference"),
+        ("", "hypothesis"),
+    ]
+    t1, t2 = band_edges()
+    return env.get_template(_TEMPLATE).render(
+        title=title,
+        meta=data["meta"],
+        comparison=comparison,
+        bands={"t1_label": fraction_label(t1), "t2_label": fraction_label(t2)},
+        figures=[{**f, "svg": Markup(f["svg"])} for f in figures(names, scores, tiers, swer)],
+        tier_legend=_tier_legend(data["meta"]),
+        columns=columns,
+        css=_asset(env, "report.css"),
+        js=_asset(env, "report.js"),
+        data_json=Markup(_embed_json(data)),
     )
 
 
@@ -564,6 +339,9 @@ def build_report(
     from sitar.comparison import compare_scores, join_by_id, word_error_counts
     from sitar.diagnostics import explain_many
 
+    # A missing template engine or plotting library stops the run before any scoring.
+    _environment()
+    import_matplotlib()
     ids, joined = join_by_id(references, systems)
     names = list(joined)
     if not names:

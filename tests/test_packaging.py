@@ -85,6 +85,9 @@ def test_wheel_contents(wheel):
         "sitar/integrity/__main__.py",
     ):
         assert module in names, module
+    # the HTML report's templates (package data)
+    for name in ("report.html.j2", "report.css", "report.js"):
+        assert f"sitar/templates/{name}" in names, name
     # the shipped default checkpoint, every file its config names
     shipped = ROOT / "checkpoints" / DEFAULT_CHECKPOINT
     config = json.loads((shipped / "sitar_config.json").read_text(encoding="utf-8"))

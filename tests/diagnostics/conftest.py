@@ -3,8 +3,13 @@ and a small two-system corpus where system B is system A plus negation flips."""
 
 from __future__ import annotations
 
+import html as html_lib
+import itertools
+import json
 import os
+import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -144,3 +149,75 @@ def chromium() -> str:
             "chromium-driver); the browser check of the HTML report is skipped"
         )
     return binary
+
+
+_CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+]
+
+# Installed first in <head>: records script errors and every alert/confirm/prompt call, so that an
+# injected script that runs is seen even when it does nothing visible.
+_WATCH = (
+    "<script>window.__errs=[];window.__alerts=[];window.addEventListener('error',"
+    "function(e){window.__errs.push(String(e.message));});"
+    "window.alert=window.confirm=window.prompt=function(m){window.__alerts.push(String(m));};"
+    "</script>"
+)
+
+
+@pytest.fixture
+def run_chromium(chromium, tmp_path):
+    """``run_chromium(*args)``: headless Chromium with a fresh profile; the CompletedProcess."""
+    profiles = itertools.count()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        profile = tmp_path / f"profile{next(profiles)}"
+        return subprocess.run(
+            [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    return run
+
+
+@pytest.fixture
+def browser_probe(run_chromium, tmp_path):
+    """``browser_probe(page, probe_js) -> dict``: load ``page`` in headless Chromium, run
+    ``probe_js`` (a function body that returns a JSON-able object) after the page's own scripts,
+    and return that object plus ``errors`` (script errors) and ``alerts`` (alert/confirm/prompt
+    calls). Fails on a non-zero exit and on any console line (the report logs nothing)."""
+    pages = itertools.count()
+
+    def probe(page: str, probe_js: str) -> dict:
+        script = (
+            "<script>(function () { var res = (function () {" + probe_js + "})();"
+            "res.errors = window.__errs; res.alerts = window.__alerts;"
+            "var pre = document.createElement('pre'); pre.id = 'probe-result';"
+            "pre.textContent = JSON.stringify(res); document.body.appendChild(pre); })();</script>"
+        )
+        assert page.count("<head>") >= 1 and "</body>" in page
+        head = page.index("<head>") + len("<head>")
+        body_end = page.rindex("</body>")
+        wrapped = page[:head] + _WATCH + page[head:body_end] + script + page[body_end:]
+        path = tmp_path / f"probe{next(pages)}.html"
+        path.write_text(wrapped, encoding="utf-8")
+        run = run_chromium("--dump-dom", path.as_uri())
+        assert run.returncode == 0, run.stderr[-2000:]
+        console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
+        assert console == [], console  # the page logs nothing; any console line is an error
+        match = re.search(r"<pre id=\"probe-result\">(.*?)</pre>", run.stdout, re.S)
+        assert match, run.stdout[-2000:]
+        return json.loads(html_lib.unescape(match.group(1)))
+
+    return probe

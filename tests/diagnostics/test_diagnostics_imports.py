@@ -11,7 +11,7 @@ def test_diagnostics_imports_are_lazy():
         "import sys\n"
         "import sitar, sitar.diagnostics, sitar.comparison, sitar.report\n"
         "import sitar.commands.explain, sitar.commands.compare, sitar.commands.report\n"
-        "heavy = ['matplotlib', 'jiwer', 'torch', 'transformers', 'onnxruntime', 'spacy']\n"
+        "heavy = ['matplotlib', 'jinja2', 'jiwer', 'torch', 'transformers', 'onnxruntime', 'spacy']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run(
