@@ -30,7 +30,6 @@ Machines here are noisy: compare ratios from one run, not absolute numbers acros
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import random
@@ -41,6 +40,8 @@ from collections import Counter
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+
+from sitar._main import ArgumentParser, tool_main
 
 ROOT = Path(__file__).resolve().parents[1]
 DEVSET = ROOT / "annotation" / "devset" / "sitar_dev_v1.source.jsonl"
@@ -250,8 +251,9 @@ def run_tokenize(args) -> None:
     )
 
 
+@tool_main("python -m benchmarks.bench_cgd")
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=300, help="pairs per length (short mode)")
     parser.add_argument("--words", type=int, nargs="+", default=[12, 40, 150, 600, 5000])
     parser.add_argument("--long", type=int, nargs="+", help="one pair per length, time + memory")

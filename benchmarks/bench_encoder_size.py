@@ -18,7 +18,6 @@ Machines here are noisy: compare ratios from one run.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _turns import built_folder, same_run_report, take_turns
 from bench_gap_scoring import sample_pairs
+
+from sitar._main import ArgumentParser, tool_main
 
 
 def build_shape(
@@ -74,11 +75,12 @@ def build_shape(
     return folder
 
 
+@tool_main("python -m benchmarks.bench_encoder_size")
 def main(argv: list[str] | None = None) -> int:
     from sitar.checkpoint import default_checkpoint_path
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
     p.add_argument(
         "--checkpoint", help="gap-head checkpoint under test (default: the packaged one)"

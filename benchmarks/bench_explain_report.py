@@ -25,7 +25,6 @@ speed-up of each method over ``rescore`` on the same checkpoint and over the las
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -37,6 +36,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _provenance import provenance
+
+from sitar._main import ArgumentParser, tool_main
 
 
 def two_systems(
@@ -73,12 +74,13 @@ def timed(fn: Any) -> tuple[float, float, Any]:
     return time.perf_counter() - w0, time.process_time() - c0, out
 
 
+@tool_main("python -m benchmarks.bench_explain_report")
 def main(argv: list[str] | None = None) -> int:
     from sitar.diagnostics import compare, explain_many
     from sitar.report import build_report
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--checkpoint", action="append", help="checkpoint (repeatable; default packaged)"
     )

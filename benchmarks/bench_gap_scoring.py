@@ -19,7 +19,6 @@ batch-size-1 run (SPEC §7b requires <= 1e-6).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -32,6 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _provenance import provenance
+
+from sitar._main import ArgumentParser, tool_main
 
 
 def sample_pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
@@ -61,10 +62,11 @@ def invariance(scorer: Any, refs: list[str], hyps: list[str], seed: int) -> dict
     return out
 
 
+@tool_main("python -m benchmarks.bench_gap_scoring")
 def main(argv: list[str] | None = None) -> int:
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--checkpoint", action="append", required=True, help="checkpoint (repeatable)")
     p.add_argument(
         "--variant",

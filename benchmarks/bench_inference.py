@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from sitar._main import ArgumentParser, tool_main
+
 
 def _pairs(n: int, seed: int, data: str | None) -> tuple[list[str], list[str]]:
     if data:
@@ -148,8 +150,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+@tool_main("python -m benchmarks.bench_inference")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", required=True, help="SITAR checkpoint folder")
     parser.add_argument("--n", type=int, default=256, help="number of pairs")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per backend")

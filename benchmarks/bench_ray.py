@@ -18,7 +18,6 @@ score difference between the two paths, matched by id (0 once the model is batch
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -28,9 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pairs import make_pairs
 from _provenance import provenance
 
+from sitar._main import ArgumentParser, tool_main
 
+
+@tool_main("python -m benchmarks.bench_ray")
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100_000, help="pairs (default 100000)")
     p.add_argument("--num-actors", type=int, default=2)
     p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")

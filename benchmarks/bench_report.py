@@ -17,7 +17,6 @@ and writes them as JSON next to the report.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import re
@@ -30,6 +29,8 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+
+from sitar._main import ArgumentParser, tool_main
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -167,8 +168,9 @@ def explain_cost(n_pairs: int, refs, systems) -> dict[str, float] | None:
     }
 
 
+@tool_main("python -m benchmarks.bench_report")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--utterances", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--explain-pairs", type=int, default=500)

@@ -39,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pairs import make_pairs
 from _provenance import provenance
 
+from sitar._main import ArgumentParser, tool_main
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -218,8 +220,9 @@ def run_cell(
     }
 
 
+@tool_main("python -m benchmarks.bench_serve")
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")
     p.add_argument("--variant", default=None, choices=("int8", "fp32"))
     p.add_argument("--requests", type=int, default=256, help="requests per cell (default 256)")

@@ -41,6 +41,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _provenance import ROOT, provenance
 
+from sitar._main import ArgumentParser, tool_main
+
 # Runs in a child process: argv = src ckpt variant data n seed threads batch_size task pairs.
 CHILD = r"""
 import json, random, sys, time
@@ -105,8 +107,9 @@ def _worktree(release: str, where: str | None) -> tuple[Path, bool]:
     return path, True
 
 
+@tool_main("python -m benchmarks.bench_vs_release")
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--release", required=True, help="git commit of the release to compare with")
     p.add_argument("--release-dir", help="an existing checkout of --release (else a temp worktree)")
     p.add_argument(

@@ -18,7 +18,6 @@ the synthetic records. It reads a fixed set of shifts and reports; it does not c
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sitar.errors import SitarError  # noqa: E402
+from sitar._main import ArgumentParser, tool_main  # noqa: E402
 from sitar.gapscore import decoded_steps, predict_gaps  # noqa: E402
 from training.data import read_record_file, read_teacher  # noqa: E402
 
@@ -37,11 +36,8 @@ _EPS = 1e-6
 
 def load(records: Path, teacher: Path, split: str | None) -> tuple[np.ndarray, np.ndarray]:
     """``(logits (n_gaps, 6), label tiers (n_gaps,))`` for the records the teacher file covers."""
-    try:
-        recs = {r.id: r for r in read_record_file(records) if split is None or r.split == split}
-        probs_by_id = read_teacher(teacher)
-    except SitarError as e:
-        raise SystemExit(f"error: {e}") from e
+    recs = {r.id: r for r in read_record_file(records) if split is None or r.split == split}
+    probs_by_id = read_teacher(teacher)
     logits, tiers = [], []
     for rid, gap_probs in probs_by_id.items():
         rec = recs.get(rid)
@@ -64,8 +60,9 @@ def predicted_tiers(logits: np.ndarray, shift: np.ndarray) -> np.ndarray:
     return np.array([g.tier for g in predict_gaps(decoded_steps(logits + shift))], dtype=np.int64)
 
 
+@tool_main("python -m benchmarks.threshold_shift")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=Path, required=True)
     parser.add_argument("--teacher", type=Path, required=True)
     parser.add_argument("--split", default=None, help="only records of this split")

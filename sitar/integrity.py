@@ -35,7 +35,6 @@ change); ``python -m sitar.integrity verify FOLDER`` checks them.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -46,7 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import CheckpointError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import CheckpointError
 
 __all__ = [
     "INTEGRITY_KEY",
@@ -283,26 +283,23 @@ def checkpoint_id(config: Any) -> str:
     return f"{config.name}@{status.short}"
 
 
+@tool_main("python -m sitar.integrity")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m sitar.integrity", description="Record or check checkpoint digests."
     )
     parser.add_argument("action", choices=("write", "verify"))
     parser.add_argument("folder", nargs="+")
     args = parser.parse_args(argv)
-    try:
-        for folder in args.folder:
-            if args.action == "write":
-                section = write_integrity(folder)
-                print(f"{folder}: digest {section['digest'][:SHORT_DIGEST_LEN]} recorded")
-            else:
-                from sitar.checkpoint import CheckpointConfig
+    for folder in args.folder:
+        if args.action == "write":
+            section = write_integrity(folder)
+            print(f"{folder}: digest {section['digest'][:SHORT_DIGEST_LEN]} recorded")
+        else:
+            from sitar.checkpoint import CheckpointConfig
 
-                config = CheckpointConfig.load(folder)
-                print(f"{folder}: {checkpoint_id(config)}")
-    except SitarError as e:
-        print(f"python -m sitar.integrity: error: {e}", file=sys.stderr)
-        return 2
+            config = CheckpointConfig.load(folder)
+            print(f"{folder}: {checkpoint_id(config)}")
     return 0
 
 

@@ -17,14 +17,10 @@ from tiny_pairs import HYPS, REFS
 
 from sitar.cgd import segment
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
-from sitar.scorer import (
-    AGGREGATION,
-    Scorer,
-    ScoreResult,
-    _Windower,
-    combine_window_scores,
-    resolve_checkpoint,
-)
+from sitar.checkpoint import resolve_checkpoint
+from sitar.scorer import AGGREGATION, Scorer, ScoreResult
+from sitar.windows import Windower as _Windower
+from sitar.windows import combine_window_scores
 from sitar.signature import parse_signature
 from sitar.targets import score_from_tiers
 
