@@ -18,14 +18,17 @@ Tools use it as a decorator on ``main(argv=None) -> int``::
 
 Their parsers are :class:`ArgumentParser`, where every single-valued option refuses to be given
 twice (:class:`SingleValue`: a repeated ``--hyp-file`` is an error, not "the last one wins"), and
-a few short flags a newcomer guesses (``-r`` for the reference, ``-h TEXT`` for the hypothesis)
-get an error that names the long option.
+a few flags a newcomer guesses get an error that names the right option: ``-r`` (the reference is
+``--ref``/``--ref-file``), ``-h TEXT`` in a subcommand (``-h`` stays ``--help``; the hypothesis is
+``--hyp``/``--hyp-file``), ``--jsonl`` where a command has no pairs file. Subcommand options are
+never abbreviated (``--ref`` must not silently mean ``--ref-file``).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import os
 import re
 import signal
@@ -143,57 +146,38 @@ class SingleValue(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
-class _HelpOrHint(argparse.Action):
-    """``-h/--help``; ``-h TEXT`` (a guess at "hypothesis") is an error naming ``--hyp``."""
-
-    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
-        kwargs.pop("nargs", None)
-        super().__init__(
-            option_strings,
-            dest=argparse.SUPPRESS,
-            default=argparse.SUPPRESS,
-            nargs="?",
-            metavar="",
-            help="show this help message and exit",
-        )
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        if values is not None:
-            parser.error(
-                f"{option_string} means --help and takes no value (got {values!r}); the "
-                "hypothesis is --hyp TEXT or --hyp-file PATH"
-            )
-        parser.print_help()
-        parser.exit()
-
-
-_SHORT_GUESSES = {
+_GUESSES = {
     "-r": "the reference is --ref TEXT or --ref-file PATH",
     "-R": "the reference is --ref TEXT or --ref-file PATH",
     "-H": "the hypothesis is --hyp TEXT or --hyp-file PATH",
+    "--jsonl": "--jsonl FILE is the pairs file of gaps/score/explain; for a reference file and "
+    "systems in JSONL give --format jsonl",
 }
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser with :class:`SingleValue` as the default action, hints for guessed
-    short flags, and (``help_takes_no_value=True``, the default for subcommands) a ``-h`` that
-    refuses a value rather than printing help for ``-h "some text"``."""
+    """argparse's parser with :class:`SingleValue` as the default action and hints for guessed
+    flags; with ``help_takes_no_value=True`` (the default for subcommands) ``-h TEXT`` is an
+    error naming ``--hyp`` rather than help that ignores the text."""
 
     def __init__(self, *args: Any, help_takes_no_value: bool = False, **kwargs: Any) -> None:
-        custom_help = help_takes_no_value and kwargs.get("add_help", True)
-        if custom_help:
-            kwargs["add_help"] = False
         super().__init__(*args, **kwargs)
+        self.help_takes_no_value = help_takes_no_value
         self.register("action", None, SingleValue)
         self.register("action", "store", SingleValue)
-        if custom_help:
-            self.add_argument("-h", "--help", action=_HelpOrHint)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self.help_takes_no_value and args is not None:
+            tokens = list(args)
+            for flag, value in itertools.pairwise(tokens):
+                if flag in ("-h", "--help") and not value.startswith("-"):
+                    self.error(
+                        f"{flag} means --help and takes no value (got {value!r}); the "
+                        "hypothesis is --hyp TEXT or --hyp-file PATH"
+                    )
+        return super().parse_known_args(args, namespace)
 
     def add_subparsers(self, **kwargs: Any) -> Any:
         kwargs.setdefault("parser_class", _SubcommandParser)
@@ -202,7 +186,7 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         hints = [
             hint
-            for flag, hint in _SHORT_GUESSES.items()
+            for flag, hint in _GUESSES.items()
             if re.search(rf"(^|[\s:]){re.escape(flag)}(\s|$)", message)
         ]
         if hints:
@@ -211,8 +195,13 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 class _SubcommandParser(ArgumentParser):
+    """A subcommand's parser: ``-h TEXT`` is refused, and options are never abbreviated (an
+    abbreviation can silently mean another option: ``--ref`` in ``compare`` would be
+    ``--ref-file``)."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("help_takes_no_value", True)
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
 

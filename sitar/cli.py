@@ -27,6 +27,7 @@ COMMANDS = ("gaps", "score", "explain", "compare", "report", "serve")
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="sitar",
+        allow_abbrev=False,
         description="SITAR: situational distortion scoring for ASR transcripts.",
     )
     parser.add_argument("--version", action="version", version=f"sitar {__version__}")
