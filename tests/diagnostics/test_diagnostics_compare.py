@@ -231,8 +231,17 @@ def test_compare_command_input_errors(tmp_path):
     ref = _write_kaldi(tmp_path / "ref.txt", {"u1": "a b", "u2": "c d"})
     hyp = _write_kaldi(tmp_path / "h.txt", {"u1": "a b", "u3": "c d"})
     args = _compare_parser().parse_args(
-        ["compare", "--ref-file", ref, "--system", f"A={hyp}", "--system", f"B={ref}"]
-        + ["--format", "kaldi"]
+        [
+            "compare",
+            "--ref-file",
+            ref,
+            "--system",
+            f"A={hyp}",
+            "--system",
+            f"B={ref}",
+            "--format",
+            "kaldi",
+        ]
     )
     with pytest.raises(InputError, match="'u2'.*'u3'"):
         run(args)
