@@ -231,7 +231,7 @@ class Scorer:
         (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
         signature).
         """
-        keywords = {
+        keywords: dict[str, Any] = {
             "backend": backend,
             "variant": variant,
             "threads": threads,
@@ -265,7 +265,7 @@ class Scorer:
             o.checkpoint, revision=o.revision, include_torch=o.backend == "torch"
         )
         config = CheckpointConfig.load(folder)
-        head_options = {
+        head_options: dict[str, Any] = {
             "analyzer": o.analyzer,
             "head": o.head,
             "tie_breaker": o.tie_breaker,

@@ -1,12 +1,14 @@
-"""Options shared by the subcommands: the checkpoint options of the commands that load one
-(score, explain, compare, report) and the run options of every command that can run long
-(``--progress/--no-progress``, ``--quiet``), plus deprecated flag spellings.
+"""Options shared by the subcommands: the scorer options of the commands that load one (score,
+explain, compare, report; :func:`sitar.options.add_scorer_arguments`) and the run options of every
+command that can run long (``--progress/--no-progress``, ``--quiet``), plus deprecated flag
+spellings.
 
 Flag conventions (the same meaning in every subcommand):
 
-* ``--format`` is the *input* file format; ``text`` (one utterance per line) is the default
-  everywhere (``compare``/``report`` still read ``kaldi`` when ``--format`` is not given, with a
-  notice, for one release);
+* ``--format`` is the format of every *input* file (:data:`sitar.io.FORMATS`); ``text`` (one
+  utterance per line) is the default everywhere, and files that would also read as Kaldi are
+  refused until ``--format`` says which (:func:`sitar.io.resolve_format`);
+* ``--jsonl PATH`` is one JSONL file of pairs (gaps, score, explain);
 * ``--jsonl-out`` switches the main output to JSONL (one object per line);
 * ``--json-out PATH`` writes one JSON document to PATH (``-``: standard output);
 * ``-o/--output PATH`` is the main output file (default or ``-``: standard output);

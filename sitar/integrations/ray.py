@@ -176,7 +176,7 @@ def score_dataset(
     batch_size=batch_size)``. Other columns (ids) are kept. Returns a :class:`RayScored`; the
     dataset is lazy, as Ray datasets are (write it, iterate it or ``materialize()`` it).
     """
-    legacy = {
+    legacy: dict[str, Any] = {
         "checkpoint": checkpoint,
         "revision": revision,
         "variant": variant,
