@@ -177,7 +177,9 @@ class ArgumentParser(argparse.ArgumentParser):
                         f"{flag} means --help and takes no value (got {value!r}); the "
                         "hypothesis is --hyp TEXT or --hyp-file PATH"
                     )
-        return super().parse_known_args(args, namespace)
+        parsed, extras = super().parse_known_args(args, namespace)
+        parsed.__dict__.pop("_given_once", None)  # SingleValue's bookkeeping
+        return parsed, extras
 
     def add_subparsers(self, **kwargs: Any) -> Any:
         kwargs.setdefault("parser_class", _SubcommandParser)
@@ -203,10 +205,3 @@ class _SubcommandParser(ArgumentParser):
         kwargs.setdefault("help_takes_no_value", True)
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
-
-
-def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
-    """``parser.parse_args(argv)`` without the bookkeeping :class:`SingleValue` leaves behind."""
-    args = parser.parse_args(argv)
-    args.__dict__.pop("_given_once", None)
-    return args

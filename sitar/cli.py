@@ -15,7 +15,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from sitar._main import ArgumentParser, parse_args, run_main
+from sitar._main import ArgumentParser, run_main
 from sitar._version import __version__
 
 __all__ = ["build_parser", "main"]
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parse_args(parser, argv)
+    args = parser.parse_args(argv)
     return run_main(lambda: int(args.func(args)), prog=f"sitar {args.command}")
 
 
