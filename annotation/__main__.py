@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sitar._main import ArgumentParser, tool_main
 from sitar.errors import SitarError
 from sitar.io import add_pair_input_arguments, pairs_from_args
 
@@ -218,7 +219,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m annotation", description="SITAR offline annotation pipeline (SPEC §6)"
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -280,14 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@tool_main("python -m annotation")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args))
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return int(args.func(args))
 
 
 if __name__ == "__main__":

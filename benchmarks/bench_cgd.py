@@ -30,7 +30,6 @@ Machines here are noisy: compare ratios from one run, not absolute numbers acros
 
 from __future__ import annotations
 
-import argparse
 import gc
 import tracemalloc
 from contextlib import contextmanager
@@ -39,6 +38,7 @@ from typing import Any
 
 from benchmarks.harness import frozen_reference, timed, write_result
 from benchmarks.pairs import edited_pairs
+from sitar._main import ArgumentParser, tool_main
 
 
 @contextmanager
@@ -216,10 +216,9 @@ def run_tokenize(args) -> dict[str, Any]:
     return {"strings": len(texts), "best_seconds": timings}
 
 
+@tool_main("python -m benchmarks cgd")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks cgd", description=__doc__.split("\n\n")[0]
-    )
+    parser = ArgumentParser(prog="python -m benchmarks cgd", description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=300, help="pairs per length (short mode)")
     parser.add_argument("--words", type=int, nargs="+", default=[12, 40, 150, 600, 5000])
     parser.add_argument("--long", type=int, nargs="+", help="one pair per length, time + memory")

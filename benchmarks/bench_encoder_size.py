@@ -18,12 +18,12 @@ Machines here are noisy: compare ratios from one run.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import built_folder, same_run_report, take_turns
 from benchmarks.pairs import sample_pairs
+from sitar._main import ArgumentParser, tool_main
 
 
 def build_shape(
@@ -72,11 +72,12 @@ def build_shape(
     return folder
 
 
+@tool_main("python -m benchmarks encoder-size")
 def main(argv: list[str] | None = None) -> int:
     from sitar.checkpoint import default_checkpoint_path
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m benchmarks encoder-size", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")

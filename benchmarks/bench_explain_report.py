@@ -25,7 +25,6 @@ speed-up of each method over ``rescore`` on the same checkpoint and over the las
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections import defaultdict
@@ -33,15 +32,17 @@ from typing import Any
 
 from benchmarks.harness import timed, write_result
 from benchmarks.pairs import two_systems
+from sitar._main import ArgumentParser, tool_main
 
 
+@tool_main("python -m benchmarks explain-report")
 def main(argv: list[str] | None = None) -> int:
     from sitar.comparison import compare
     from sitar.diagnostics import explain_many
     from sitar.report import build_report
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m benchmarks explain-report", description=__doc__.split("\n\n")[0]
     )
     p.add_argument(

@@ -19,7 +19,6 @@ batch-size-1 run (spec §7b requires <= 1e-6).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -30,6 +29,7 @@ import numpy as np
 
 from benchmarks.harness import timed, write_result
 from benchmarks.pairs import sample_pairs
+from sitar._main import ArgumentParser, tool_main
 
 
 def invariance(scorer: Any, refs: list[str], hyps: list[str], seed: int) -> dict[str, float]:
@@ -54,10 +54,11 @@ def _explain_each(scorer: Any, refs: list[str], hyps: list[str]) -> list[Any]:
     return [scorer.explain(r, h) for r, h in zip(refs, hyps, strict=True)]
 
 
+@tool_main("python -m benchmarks gap-scoring")
 def main(argv: list[str] | None = None) -> int:
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m benchmarks gap-scoring", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--checkpoint", action="append", required=True, help="checkpoint (repeatable)")

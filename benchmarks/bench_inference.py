@@ -23,6 +23,7 @@ import numpy as np
 
 from benchmarks.harness import timed, write_result
 from benchmarks.pairs import inference_pairs
+from sitar._main import ArgumentParser, tool_main
 
 
 def _time(fn: Any, repeats: int) -> tuple[float, np.ndarray]:
@@ -129,8 +130,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+@tool_main("python -m benchmarks inference")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m benchmarks inference", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--checkpoint", required=True, help="SITAR checkpoint folder")

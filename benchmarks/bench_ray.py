@@ -23,6 +23,7 @@ import sys
 
 from benchmarks.harness import timed, write_result
 from benchmarks.pairs import synthetic_pairs
+from sitar._main import ArgumentParser, tool_main
 
 
 def _score_on_ray(
@@ -47,10 +48,9 @@ def _score_on_ray(
         got.update(zip(batch["id"].tolist(), batch["score"].tolist(), strict=True))
 
 
+@tool_main("python -m benchmarks ray")
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks ray", description=__doc__.splitlines()[0]
-    )
+    p = ArgumentParser(prog="python -m benchmarks ray", description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100_000, help="pairs (default 100000)")
     p.add_argument("--num-actors", type=int, default=2)
     p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")

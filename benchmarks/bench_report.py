@@ -17,7 +17,6 @@ and writes them as JSON next to the report.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -31,6 +30,7 @@ import numpy as np
 
 from benchmarks.harness import ROOT, timed, write_result
 from benchmarks.pairs import report_systems
+from sitar._main import ArgumentParser, tool_main
 
 
 class NoPredicates:
@@ -129,10 +129,9 @@ def explain_cost(n_pairs: int, refs, systems) -> dict[str, float] | None:
     }
 
 
+@tool_main("python -m benchmarks report")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks report", description=__doc__.splitlines()[0]
-    )
+    parser = ArgumentParser(prog="python -m benchmarks report", description=__doc__.splitlines()[0])
     parser.add_argument("--utterances", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--explain-pairs", type=int, default=500)

@@ -37,6 +37,7 @@ import numpy as np
 
 from benchmarks.harness import ROOT, clock, timed, write_result
 from benchmarks.pairs import synthetic_pairs
+from sitar._main import ArgumentParser, tool_main
 
 
 def _free_port() -> int:
@@ -213,10 +214,9 @@ def run_cell(
     }
 
 
+@tool_main("python -m benchmarks serve")
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks serve", description=__doc__.splitlines()[0]
-    )
+    p = ArgumentParser(prog="python -m benchmarks serve", description=__doc__.splitlines()[0])
     p.add_argument("--checkpoint", default=None, help="default: the packaged checkpoint")
     p.add_argument("--variant", default=None, choices=("int8", "fp32"))
     p.add_argument("--requests", type=int, default=256, help="requests per cell (default 256)")

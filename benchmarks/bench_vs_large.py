@@ -24,12 +24,12 @@ run.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import built_folder, same_run_report, take_turns
 from benchmarks.pairs import sample_pairs
+from sitar._main import ArgumentParser, tool_main
 
 #: ``microsoft/deberta-v3-large``'s public ``config.json`` (architecture fields; the vocabulary
 #: size is set from the tokenizer used).
@@ -85,13 +85,12 @@ def build_large(folder: Path, tokenizer_file: Path, refs: list[str], hyps: list[
     return folder
 
 
+@tool_main("python -m benchmarks vs-large")
 def main(argv: list[str] | None = None) -> int:
     from sitar.checkpoint import CheckpointConfig, default_checkpoint_path
     from sitar.scorer import Scorer
 
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks vs-large", description=__doc__.split("\n\n")[0]
-    )
+    p = ArgumentParser(prog="python -m benchmarks vs-large", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", required=True, help="record file (JSONL) to sample pairs from")
     p.add_argument("--checkpoint", help="checkpoint under test (default: the packaged one)")
     p.add_argument("--variant", help="its ONNX variant (default: the checkpoint's default)")

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import ROOT, write_result
+from sitar._main import ArgumentParser, tool_main
 
 # Runs in a child process of the release's tree, so it cannot import this tree's harness: it draws
 # benchmarks.pairs.sample_pairs' sample itself and times the one call with time.perf_counter (the
@@ -105,10 +106,9 @@ def _worktree(release: str, where: str | None) -> tuple[Path, bool]:
     return path, True
 
 
+@tool_main("python -m benchmarks vs-release")
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks vs-release", description=__doc__.split("\n\n")[0]
-    )
+    p = ArgumentParser(prog="python -m benchmarks vs-release", description=__doc__.split("\n\n")[0])
     p.add_argument("--release", required=True, help="git commit of the release to compare with")
     p.add_argument("--release-dir", help="an existing checkout of --release (else a temp worktree)")
     p.add_argument(

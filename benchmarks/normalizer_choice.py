@@ -1,7 +1,7 @@
 """Choose the normaliser library by measurement (issue #28; results in experiments/normaliser-choice/).
 
 Each candidate maps a string to the token sequence CGD would compare (SPEC §1 normalized tokens of
-the candidate's output). Measured on the public invariance suite (tests/data/invariance/):
+the candidate's output). Measured on the public invariance suite (benchmarks/invariance/):
 
 - format: written-vs-spoken pairs that should compare equal (share of pairs with equal tokens);
 - flips: value and contrast changes that must stay different (share still different);
@@ -18,26 +18,22 @@ whisper-normalizer's parts with SITAR's overrules). A missing package is reporte
 ``Scorer.score`` with the default checkpoint on all the suite's pairs (issue #28: normalisation
 should cost at most 5 % of scoring).
 
-    PYTHONPATH=. python benchmarks/normalizer_choice.py [--json out.json] [--cost]
+    python -m benchmarks normalizer-choice [--json out.json] [--cost]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from benchmarks.invariance import load_suite
+from sitar._main import ArgumentParser, tool_main
+from sitar.text import tokenize
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from invariance_suite import load_suite  # noqa: E402
-
-from sitar.text import tokenize  # noqa: E402
 
 # Pairs that mean different things: a normaliser that makes them equal changes meaning.
 TRAPS = [
@@ -186,8 +182,9 @@ def cost() -> dict[str, float]:
     }
 
 
+@tool_main("python -m benchmarks normalizer-choice")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--cost", action="store_true", help="also time normalize_pair vs score")
     args = parser.parse_args(argv)

@@ -8,6 +8,11 @@ is resolved relative to the folder it was loaded from. Loading never downloads a
 key, a wrong schema or a referenced file that does not exist raises
 :class:`~sitar.errors.CheckpointError` naming the key or file. Unknown extra keys are kept and
 written back unchanged by :meth:`CheckpointConfig.save`.
+
+This module is also the one home of checkpoint *resolution*: :func:`resolve_checkpoint` turns what
+a user names (a folder, an ``owner/name`` Hugging Face repo id, or nothing for the packaged
+default) into a local folder; only a hub id ever reaches the network, through ``huggingface_hub``
+and never with ``HF_HUB_OFFLINE`` set.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import json
 import math
 import numbers
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -25,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sitar._version import __version__
-from sitar.errors import CheckpointError
+from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.targets import DEFAULT_RHO, MAX_SCORE
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "CheckpointConfig",
     "OnnxConfig",
     "default_checkpoint_path",
+    "resolve_checkpoint",
 ]
 
 #: Schema id of ``sitar_config.json``; bump on incompatible changes.
@@ -486,3 +493,76 @@ def default_checkpoint_path() -> Path:
         "folder containing sitar_config.json or a Hugging Face repo id, e.g. "
         "Scorer.load('path/to/checkpoint') or `sitar score --checkpoint PATH`"
     )
+
+
+# -- resolution: a folder, a hub id or the packaged default ----------------------------------------
+
+# owner/name, as the Hugging Face hub spells repo ids.
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_HUB_PATTERNS = ["sitar_config.json", "tokenizer.json", "parity.json", "*.onnx", "*.onnx.data"]
+
+
+def _hub_offline() -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
+        return True
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return False
+    return bool(getattr(constants, "HF_HUB_OFFLINE", False))
+
+
+def resolve_checkpoint(
+    path_or_hub_id: str | os.PathLike[str] | None = None,
+    *,
+    revision: str | None = None,
+    include_torch: bool = False,
+) -> Path:
+    """A local checkpoint folder for ``path_or_hub_id``.
+
+    ``None`` -> the packaged default; an existing folder -> itself; ``owner/name`` -> a snapshot of
+    that Hugging Face repo through ``huggingface_hub`` (only the checkpoint files; with
+    ``HF_HUB_OFFLINE=1`` only the local cache is used and a repo that is not cached is a
+    :class:`CheckpointError`, never a network call).
+    """
+    if path_or_hub_id is None:
+        return default_checkpoint_path()
+    if not isinstance(path_or_hub_id, (str, os.PathLike)):
+        raise InputError(
+            "the checkpoint must be a folder path (str or os.PathLike), a Hugging Face repo id "
+            f"or None, got {type(path_or_hub_id).__name__} {path_or_hub_id!r}"
+        )
+    path = Path(path_or_hub_id)
+    if path.exists():
+        return path
+    text = str(path_or_hub_id)
+    if not _HUB_ID.match(text):
+        raise CheckpointError(
+            f"checkpoint {text!r} is neither an existing folder nor a Hugging Face repo id "
+            "('owner/name'); pass a folder that contains sitar_config.json"
+        )
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError as e:
+        raise MissingDependencyError(
+            "huggingface_hub", f"loading the checkpoint {text!r} from the Hugging Face hub", "hub"
+        ) from e
+    offline = _hub_offline()
+    patterns = [*_HUB_PATTERNS, "torch/*"] if include_torch else list(_HUB_PATTERNS)
+    try:
+        folder = snapshot_download(
+            repo_id=text, revision=revision, allow_patterns=patterns, local_files_only=offline
+        )
+    except Exception as e:  # huggingface_hub raises many error types (HTTP, offline, not found)
+        if offline:  # huggingface_hub's own message speaks of Python arguments; ours is enough
+            raise CheckpointError(
+                f"no local folder {text!r} exists, and HF_HUB_OFFLINE is set while the repo is "
+                "not in the local cache; download it once with network access, or pass a local "
+                "checkpoint folder (--checkpoint PATH)"
+            ) from e
+        raise CheckpointError(
+            f"no local folder {text!r} exists, and it cannot be fetched from the Hugging Face "
+            f"hub: {type(e).__name__}: {' '.join(str(e).split())}; check the repo id, your "
+            "network and your Hugging Face token"
+        ) from e
+    return Path(str(folder))

@@ -1,13 +1,26 @@
 """Reading (reference, hypothesis) pairs from the inputs every ``sitar`` command accepts.
 
-Four input forms, shared by ``sitar gaps`` and ``sitar score`` (and the annotation pipeline):
+Input forms, shared by ``sitar gaps``, ``score`` and ``explain`` (and the annotation pipeline):
 
 * one pair on the command line (``--ref TEXT --hyp TEXT``);
-* parallel text files (``--ref-file R --hyp-file H``, one utterance per line; ids are 1-based line
-  numbers; every line counts, including empty ones, and the line counts must agree);
-* Kaldi-style files (``--format kaldi``: ``utt_id text`` per line), joined by id in reference order;
-  ids missing on either side are reported by name, never dropped;
-* JSONL (``--jsonl FILE`` or ``-`` for stdin) with ``id``, ``reference`` and ``hypothesis``.
+* a reference and a hypothesis file (``--ref-file R --hyp-file H``) in one ``--format``;
+* one JSONL file of pairs (``--jsonl FILE`` or ``-`` for stdin) with ``id``, ``reference`` and
+  ``hypothesis``.
+
+``compare``, ``report`` (and ``score`` with ``--system``) read a reference file and one file per
+system (``--system NAME=PATH``), in the same ``--format`` (:func:`read_system_inputs`).
+``--format`` means the same in every command (:data:`FORMATS`):
+
+* ``text`` (the default): one utterance per line; ids are 1-based line numbers; every line counts,
+  including empty ones, and the line counts must agree;
+* ``kaldi``: ``utt_id text`` per line, joined by id in reference order; ids missing on either side
+  are reported by name, never dropped;
+* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis``, joined by id.
+
+Without ``--format``, files are read as ``text``, except where a Kaldi reading would parse too:
+when every line of every input file starts with a different id-like word (one holding a digit or
+``_``, as ``utt_01``), the two readings pair different texts, and :func:`resolve_format` refuses
+with an :class:`InputError` that asks for ``--format text`` or ``--format kaldi``.
 
 Every file argument also accepts ``-`` (standard input, read once), ``/dev/stdin``, named pipes and
 process substitutions (``<(...)``). Files must be UTF-8 (a byte-order mark is accepted); anything
@@ -33,7 +46,7 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -41,16 +54,25 @@ from typing import TextIO
 from sitar.errors import InputError, OutputError
 
 __all__ = [
+    "FORMATS",
     "Pair",
+    "add_format_argument",
     "add_pair_input_arguments",
     "check_output_path",
     "check_text",
     "open_output",
     "pairs_from_args",
+    "parse_system",
+    "parse_table",
     "read_kaldi",
     "read_lines",
     "read_pairs",
+    "read_system_inputs",
+    "resolve_format",
 ]
+
+#: Input file formats, the same in every command (``--format``).
+FORMATS = ("text", "kaldi", "jsonl")
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -131,20 +153,124 @@ def _list_ids(ids: Sequence[str]) -> str:
     return shown + more
 
 
-def read_kaldi(path: str | Path) -> dict[str, str]:
-    """``utt_id -> text`` from a Kaldi-style file; duplicate ids and blank lines are errors."""
+def parse_kaldi(lines: Sequence[str], name: str | Path) -> dict[str, str]:
+    """``utt_id -> text`` from the lines of a Kaldi-style file; duplicate ids and blank lines are
+    errors."""
     table: dict[str, str] = {}
-    for lineno, line in enumerate(read_lines(path), start=1):
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             raise InputError(
-                f"{path}:{lineno}: empty line in a Kaldi-style file (expected 'utt_id text')"
+                f"{name}:{lineno}: empty line in a Kaldi-style file (expected 'utt_id text')"
             )
         parts = line.strip().split(maxsplit=1)
         utt = parts[0]
         if utt in table:
-            raise InputError(f"{path}:{lineno}: duplicate utterance id {utt!r}")
+            raise InputError(f"{name}:{lineno}: duplicate utterance id {utt!r}")
         table[utt] = parts[1] if len(parts) > 1 else ""
     return table
+
+
+def read_kaldi(path: str | Path) -> dict[str, str]:
+    """``utt_id -> text`` from a Kaldi-style file; duplicate ids and blank lines are errors."""
+    return parse_kaldi(read_lines(path), path)
+
+
+def parse_table(
+    lines: Sequence[str], name: str | Path, file_format: str, key: str
+) -> dict[str, str]:
+    """``id -> text`` from the lines of one input file in ``file_format`` (:data:`FORMATS`):
+    ``text`` ids are 1-based line numbers (every line counts), ``kaldi`` ids the first word,
+    ``jsonl`` objects with ``id`` and ``key`` (``reference`` or ``hypothesis``)."""
+    if file_format == "text":
+        return {str(i): line for i, line in enumerate(lines, start=1)}
+    if file_format == "kaldi":
+        return parse_kaldi(lines, name)
+    if file_format != "jsonl":
+        raise InputError(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
+    table: dict[str, str] = {}
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{lineno}"
+        obj = parse_json_line(line, where)
+        if not isinstance(obj, dict) or "id" not in obj or key not in obj:
+            raise InputError(f"{where}: expected a JSON object with 'id' and {key!r}")
+        utt, text = obj["id"], obj[key]
+        if isinstance(utt, bool) or not isinstance(utt, (str, int)):
+            raise InputError(f"{where}: id must be a string or an integer, got {utt!r}")
+        if not isinstance(text, str):
+            raise InputError(f"{where}: {key} must be a string, got {type(text).__name__}")
+        utt = check_text(str(utt), f"{where}: id")
+        if utt in table:
+            raise InputError(f"{where}: duplicate id {utt!r}")
+        table[utt] = check_text(text, f"{where}: {key}")
+    return table
+
+
+# A first word that could be a Kaldi utterance id: it holds a digit or an underscore.
+_ID_LIKE = re.compile(r"\S*[0-9_]\S*")
+
+
+def _kaldi_like(lines: Sequence[str]) -> bool:
+    """Every line starts with an id-like word (a digit or ``_`` in it), all of them different."""
+    firsts = []
+    for line in lines:
+        words = line.split(maxsplit=1)
+        if not words or not _ID_LIKE.fullmatch(words[0]):
+            return False
+        firsts.append(words[0])
+    return bool(firsts) and len(set(firsts)) == len(firsts)
+
+
+def resolve_format(file_format: str | None, files: Mapping[str, Sequence[str]]) -> str:
+    """The format to read ``files`` (name -> lines) in: ``file_format`` when given; otherwise
+    ``text``, unless every file would also read as Kaldi ``utt_id text`` lines (each line starts
+    with a different id-like word such as ``utt_01``), where both readings parse and pair
+    different texts: that is an :class:`InputError` asking for ``--format``."""
+    if file_format is not None:
+        if file_format not in FORMATS:
+            raise InputError(
+                f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}"
+            )
+        return file_format
+    if files and all(_kaldi_like(lines) for lines in files.values()):
+        names = ", ".join(str(n) for n in files)
+        raise InputError(
+            f"{names}: every line starts with a different id-like word, so these files read "
+            "both as plain text (one utterance per line, the default) and as Kaldi 'utt_id "
+            "text' lines, which pair different texts; say which with --format text or "
+            "--format kaldi"
+        )
+    return "text"
+
+
+def parse_system(spec: str) -> tuple[str, str]:
+    """``NAME=PATH`` of ``--system`` into ``(NAME, PATH)``."""
+    name, sep, path = spec.partition("=")
+    if not sep or not name.strip() or not path:
+        raise InputError(f"--system expects NAME=PATH, got {spec!r}")
+    return name.strip(), path
+
+
+def read_system_inputs(
+    ref_file: str, systems: Sequence[str], file_format: str | None = None
+) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """References (``id -> text``) and systems (``name -> {id -> text}``, from ``NAME=PATH``
+    specs) from files in one format (``None``: see :func:`resolve_format`). Ids are not joined
+    here (:func:`sitar.diagnostics.join_by_id` does, naming missing and extra ids)."""
+    specs = [parse_system(spec) for spec in systems]
+    seen: set[str] = set()
+    for name, _ in specs:
+        if name in seen:
+            raise InputError(f"system name {name!r} is given twice; names must be unique")
+        seen.add(name)
+    ref_lines = read_lines(ref_file)
+    lines = {name: read_lines(path) for name, path in specs}
+    files = {ref_file: ref_lines, **{path: lines[name] for name, path in specs}}
+    fmt = resolve_format(file_format, files)
+    references = parse_table(ref_lines, ref_file, fmt, "reference")
+    tables = {name: parse_table(lines[name], path, fmt, "hypothesis") for name, path in specs}
+    return references, tables
 
 
 def parse_json_line(line: str, where: str) -> object:
@@ -195,7 +321,7 @@ def read_pairs(
     ref_file: str | Path | None = None,
     hyp_file: str | Path | None = None,
     jsonl: str | Path | None = None,
-    file_format: str = "text",
+    file_format: str | None = None,
 ) -> list[Pair]:
     """Read pairs from exactly one input form (see the module docstring)."""
     given = [
@@ -220,31 +346,47 @@ def read_pairs(
         return [Pair("1", check_text(ref, "--ref"), check_text(hyp, "--hyp"))]
     if ref_file is None or hyp_file is None:
         raise InputError("--ref-file and --hyp-file must be given together")
-    if file_format == "text":
-        refs, hyps = read_lines(ref_file), read_lines(hyp_file)
-        if len(refs) != len(hyps):
+    ref_lines, hyp_lines = read_lines(ref_file), read_lines(hyp_file)
+    fmt = resolve_format(file_format, {str(ref_file): ref_lines, str(hyp_file): hyp_lines})
+    if fmt == "text":
+        if len(ref_lines) != len(hyp_lines):
             raise InputError(
-                f"parallel files differ in length: {ref_file} has {len(refs)} lines, "
-                f"{hyp_file} has {len(hyps)}; use --format kaldi to join by utterance id"
+                f"parallel files differ in length: {ref_file} has {len(ref_lines)} lines, "
+                f"{hyp_file} has {len(hyp_lines)}; use --format kaldi to join by utterance id"
             )
         return [
-            Pair(str(i), r, h) for i, (r, h) in enumerate(zip(refs, hyps, strict=True), start=1)
+            Pair(str(i), r, h)
+            for i, (r, h) in enumerate(zip(ref_lines, hyp_lines, strict=True), start=1)
         ]
-    if file_format == "kaldi":
-        refs_k, hyps_k = read_kaldi(ref_file), read_kaldi(hyp_file)
-        missing = [u for u in refs_k if u not in hyps_k]
-        extra = [u for u in hyps_k if u not in refs_k]
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"{len(missing)} id(s) missing from {hyp_file}: {_list_ids(missing)}")
-            if extra:
-                parts.append(
-                    f"{len(extra)} id(s) in {hyp_file} but not in {ref_file}: {_list_ids(extra)}"
-                )
-            raise InputError("Kaldi files do not match: " + "; ".join(parts))
-        return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
-    raise InputError(f"unknown file format {file_format!r}; expected 'text' or 'kaldi'")
+    refs_k = parse_table(ref_lines, ref_file, fmt, "reference")
+    hyps_k = parse_table(hyp_lines, hyp_file, fmt, "hypothesis")
+    missing = [u for u in refs_k if u not in hyps_k]
+    extra = [u for u in hyps_k if u not in refs_k]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} id(s) missing from {hyp_file}: {_list_ids(missing)}")
+        if extra:
+            parts.append(
+                f"{len(extra)} id(s) in {hyp_file} but not in {ref_file}: {_list_ids(extra)}"
+            )
+        label = "Kaldi files" if fmt == "kaldi" else "JSONL files"
+        raise InputError(f"{label} do not match: " + "; ".join(parts))
+    return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
+
+
+def add_format_argument(group: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--format``, the same in every command: the format of every input file."""
+    group.add_argument(
+        "--format",
+        dest="file_format",
+        choices=FORMATS,
+        default=None,
+        help="format of the input files: text (one utterance per line, ids = line numbers; the "
+        "default), kaldi ('utt_id text' lines, joined by id) or jsonl (objects with id and "
+        "reference / hypothesis, joined by id). Not given: text, except that files whose every "
+        "line starts with a different id-like word (utt_01 ...) are refused as ambiguous",
+    )
 
 
 def add_pair_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -252,22 +394,13 @@ def add_pair_input_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("input (choose one)")
     group.add_argument("--ref", metavar="TEXT", help="reference transcript of a single pair")
     group.add_argument("--hyp", metavar="TEXT", help="hypothesis transcript of a single pair")
-    group.add_argument("--ref-file", metavar="PATH", help="reference file (one utterance per line)")
-    group.add_argument(
-        "--hyp-file", metavar="PATH", help="hypothesis file (one utterance per line)"
-    )
-    group.add_argument(
-        "--format",
-        dest="file_format",
-        choices=("text", "kaldi"),
-        default="text",
-        help="format of --ref-file/--hyp-file: parallel lines (text) or 'utt_id text' lines "
-        "joined by id (kaldi); default: text",
-    )
+    group.add_argument("--ref-file", metavar="PATH", help="reference file (see --format)")
+    group.add_argument("--hyp-file", metavar="PATH", help="hypothesis file (see --format)")
+    add_format_argument(group)
     group.add_argument(
         "--jsonl",
         metavar="PATH",
-        help="JSONL with id, reference, hypothesis per line ('-' = stdin)",
+        help="one JSONL file of pairs: id, reference, hypothesis per line ('-' = stdin)",
     )
 
 

@@ -24,7 +24,6 @@ script runs in about a minute on a laptop. Cases that need root (a small tmpfs) 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -37,6 +36,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from sitar._main import ArgumentParser, tool_main
 
 OUTCOMES = ("clean", "traceback", "silent wrong", "data lost", "refused valid")
 CATEGORIES = (
@@ -1100,8 +1101,9 @@ def table(before: list[dict[str, str]], after: list[dict[str, str]] | None = Non
     return "\n".join(lines)
 
 
+@tool_main("python -m benchmarks.hostile_inputs")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1])
     parser.add_argument("--json", type=Path, help="save the per-case outcomes here")
     parser.add_argument("--only", help="run only cases whose name contains this text")

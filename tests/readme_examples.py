@@ -21,7 +21,6 @@ Exit code: 0 when every example runs and matches, 1 otherwise (each difference i
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import re
@@ -31,6 +30,8 @@ import tempfile
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+
+from sitar._main import ArgumentParser, tool_main
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -127,8 +128,9 @@ def run_python(block: Block, workdir: Path) -> str | None:
     return None
 
 
+@tool_main("python -m benchmarks.readme_examples")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="check only (default)")
     mode.add_argument("--update", action="store_true", help="rewrite console outputs in place")

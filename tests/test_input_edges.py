@@ -216,10 +216,10 @@ def test_json_is_a_deprecated_alias_of_jsonl_out(command, capsys):
 def test_format_means_the_input_format_and_defaults_to_text():
     parser = sitar.cli.build_parser()
     for command in ("gaps", "score", "explain"):
-        assert parser.parse_args([command]).file_format == "text"
+        assert parser.parse_args([command]).file_format is None  # text unless ambiguous
     for command in ("compare", "report"):
         args = parser.parse_args([command, "--ref-file", "r", "-o", "x"])
-        assert args.file_format is None  # kaldi with a notice for one release
+        assert args.file_format is None  # the same: no more kaldi default
 
 
 def test_explain_progress_reaches_the_scorer(monkeypatch, tmp_path, capsys):

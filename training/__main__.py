@@ -11,13 +11,13 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training",
         description="Train the SITAR regressor (SPEC §7) from sitar.record/1 files.",
     )
@@ -39,21 +39,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@tool_main("python -m training")
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    try:
-        from training.config import load_config
-        from training.loop import train
+    from training.config import load_config
+    from training.loop import train
 
-        config = load_config(args.config, args.overrides)
-        result = train(config, resume=args.resume)
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    config = load_config(args.config, args.overrides)
+    result = train(config, resume=args.resume)
     best = "n/a" if result.best_metric is None else f"{result.best_metric:.4f}"
     print(
         f"run {result.run_dir}: {result.steps} steps, best {config.metric} {best} at step "

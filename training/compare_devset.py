@@ -15,14 +15,13 @@ code 2 and a one-line message.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import InputError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 from training.evaluate import ORDERING_STATS, reference_bootstrap
 
 __all__ = ["compare_reports", "main"]
@@ -89,8 +88,9 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
+@tool_main("python -m training.compare_devset")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.compare_devset", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("a", type=Path, help="report A (training.evaluate_checkpoint -o)")
@@ -101,18 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     args = parser.parse_args(argv)
-    try:
-        result = compare_reports(
-            _load(args.a),
-            _load(args.b),
-            system=args.system,
-            ladders=args.ladders,
-            n_draws=args.draws,
-            seed=args.seed,
-        )
-    except SitarError as e:
-        print(f"compare_devset: error: {e}", file=sys.stderr)
-        return 2
+    result = compare_reports(
+        _load(args.a),
+        _load(args.b),
+        system=args.system,
+        ladders=args.ladders,
+        n_draws=args.draws,
+        seed=args.seed,
+    )
     print(f"{result['n_references']} references, paired bootstrap ({args.draws} draws)")
     print(f"{'statistic':24s} {'A':>8s} {'B':>8s} {'A - B':>8s}  95 % interval of A - B")
     for name, row in result["stats"].items():

@@ -25,14 +25,13 @@ this reports is a model-selection decision.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
 
 RULES: dict[str, Callable[[dict[str, float]], float]] = {
     "none": lambda f: 0.0,
@@ -122,8 +121,9 @@ def records_spearman(path: Path, checkpoint: str | None) -> dict[str, Any]:
     return report
 
 
+@tool_main("python -m training.compare_tie_breakers")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.compare_tie_breakers", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--checkpoint", help="gap-aware checkpoint (default: the shipped one)")
@@ -133,19 +133,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.ab and not args.records:
         parser.error("give at least one --ab set or --records file")
-    try:
-        from annotation.asr.ab import load_ab
-        from sitar.scorer import Scorer
+    from annotation.asr.ab import load_ab
+    from sitar.scorer import Scorer
 
-        signature = Scorer.load(args.checkpoint).signature
-        report: dict[str, Any] = {"signature": signature, "rules": list(RULES), "sets": {}}
-        for path in args.ab:
-            report["sets"][str(path)] = ab_agreement(load_ab(path), args.checkpoint)
-        for path in args.records:
-            report["sets"][str(path)] = records_spearman(path, args.checkpoint)
-    except SitarError as e:
-        print(f"compare_tie_breakers: error: {e}", file=sys.stderr)
-        return 2
+    signature = Scorer.load(args.checkpoint).signature
+    report: dict[str, Any] = {"signature": signature, "rules": list(RULES), "sets": {}}
+    for path in args.ab:
+        report["sets"][str(path)] = ab_agreement(load_ab(path), args.checkpoint)
+    for path in args.records:
+        report["sets"][str(path)] = records_spearman(path, args.checkpoint)
     print(f"signature: {signature}")
     names = list(RULES)
     print("set".ljust(48) + "".join(n.rjust(10) for n in names))

@@ -27,7 +27,6 @@ Cohen's kappa over A / B / same), every metric's agreement with the second judge
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -35,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.options import add_scorer_arguments, options_from_args
 
 __all__ = ["agreement", "evaluate_ab", "main"]
 
@@ -134,16 +134,12 @@ def _wer(errors: np.ndarray, words: np.ndarray) -> list[float]:
     return [float(x) for x in errors / np.maximum(words, 1)]
 
 
+@tool_main("python -m training.evaluate_ab")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.evaluate_ab", description=__doc__)
+    parser = ArgumentParser(prog="python -m training.evaluate_ab", description=__doc__)
     parser.add_argument("--set", required=True, help="A/B set JSONL (sitar-ab-1)")
-    parser.add_argument("--checkpoint", help="SITAR checkpoint (default: the shipped one)")
-    parser.add_argument("--variant", help="ONNX variant (default: the checkpoint's)")
-    parser.add_argument("--head", help="gaps or pair (default: the checkpoint's)")
-    parser.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
-    parser.add_argument(
-        "--decode", choices=("mean", "median"), help="gap head decoding (default mean)"
-    )
+    add_scorer_arguments(parser, threads_help="CPU threads (scorer and baselines; default 2)")
+    parser.set_defaults(threads=2)
     parser.add_argument("--baselines", default="semdist,bertscore", help="'' for none")
     parser.add_argument(
         "--labels", nargs="+", metavar="RECORDS",
@@ -154,75 +150,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the same items judged by another judge: add agreement with that judge and on the "
         "items both judges decided the same way",
     )  # fmt: skip
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the report as JSON here")
     args = parser.parse_args(argv)
-    try:
-        from annotation.asr.ab import load_ab
-        from sitar.comparison import word_error_counts
-        from sitar.scorer import Scorer
+    from annotation.asr.ab import load_ab
+    from sitar.comparison import word_error_counts
+    from sitar.scorer import Scorer
 
-        items = load_ab(args.set)
-        scorer = Scorer.load(
-            args.checkpoint,
-            variant=args.variant,
-            head=args.head,
-            threads=args.threads,
-            tie_breaker=args.tie_breaker,
-            decode=args.decode,
-        )
-        metrics: dict[str, Callable[[list[str], list[str]], list[float]]] = {
-            "sitar": lambda r, h: list(scorer.score(references=r, hypotheses=h).raw),
-            "wer": lambda r, h: _wer(*word_error_counts(references=r, hypotheses=h)),
+    items = load_ab(args.set)
+    scorer = Scorer.load(options_from_args(args))
+    metrics: dict[str, Callable[[list[str], list[str]], list[float]]] = {
+        "sitar": lambda r, h: list(scorer.score(references=r, hypotheses=h).raw),
+        "wer": lambda r, h: _wer(*word_error_counts(references=r, hypotheses=h)),
+    }
+    names = [b for b in args.baselines.split(",") if b.strip()]
+    if names:
+        from training.baselines import EmbeddingBaselines
+
+        base = EmbeddingBaselines(threads=args.threads)
+        if "semdist" in names:
+            metrics["semdist"] = base.semdist
+        if "bertscore" in names:
+            metrics["bertscore"] = base.bertscore
+    report = evaluate_ab(items, metrics)
+    ceiling: dict[str, Any] | None = None
+    if args.labels:
+        from training.data import read_record_file
+
+        records = [r for path in args.labels for r in read_record_file(path)]
+        kept, label_a, label_b = labelled_items(items, label_scores(records))
+        _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
+        ceiling = {
+            "labels_files": list(args.labels),
+            "items": len(kept),
+            "metrics": {
+                "labels": agreement(kept, label_a, label_b),
+                "labels+extent": agreement(kept, ext_a, ext_b),
+                **evaluate_ab(kept, metrics),
+            },
         }
-        names = [b for b in args.baselines.split(",") if b.strip()]
-        if names:
-            from training.baselines import EmbeddingBaselines
+    second: dict[str, Any] | None = None
+    if args.second_judge:
+        from annotation.asr.ab import judge_agreement
 
-            base = EmbeddingBaselines(threads=args.threads)
-            if "semdist" in names:
-                metrics["semdist"] = base.semdist
-            if "bertscore" in names:
-                metrics["bertscore"] = base.bertscore
-        report = evaluate_ab(items, metrics)
-        ceiling: dict[str, Any] | None = None
-        if args.labels:
-            from training.data import read_record_file
-
-            records = [r for path in args.labels for r in read_record_file(path)]
-            kept, label_a, label_b = labelled_items(items, label_scores(records))
-            _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
-            ceiling = {
-                "labels_files": list(args.labels),
-                "items": len(kept),
-                "metrics": {
-                    "labels": agreement(kept, label_a, label_b),
-                    "labels+extent": agreement(kept, ext_a, ext_b),
-                    **evaluate_ab(kept, metrics),
-                },
-            }
-        second: dict[str, Any] | None = None
-        if args.second_judge:
-            from annotation.asr.ab import judge_agreement
-
-            others = load_ab(args.second_judge)
-            judges = judge_agreement(items, others)
-            by_id = {it["id"]: it for it in others}
-            paired = [by_id[it["id"]] for it in items]
-            consensus = [
-                it
-                for it, other in zip(items, paired, strict=True)
-                if it["judgement"] == other["judgement"] != "same"
-            ]
-            second = {
-                "set": args.second_judge,
-                "judges": judges,
-                "metrics": evaluate_ab(paired, metrics),
-                "consensus": {"items": len(consensus), "metrics": evaluate_ab(consensus, metrics)},
-            }
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        others = load_ab(args.second_judge)
+        judges = judge_agreement(items, others)
+        by_id = {it["id"]: it for it in others}
+        paired = [by_id[it["id"]] for it in items]
+        consensus = [
+            it
+            for it, other in zip(items, paired, strict=True)
+            if it["judgement"] == other["judgement"] != "same"
+        ]
+        second = {
+            "set": args.second_judge,
+            "judges": judges,
+            "metrics": evaluate_ab(paired, metrics),
+            "consensus": {"items": len(consensus), "metrics": evaluate_ab(consensus, metrics)},
+        }
     judged = sum(it["judgement"] != "same" for it in items)
     print(f"{len(items)} items, {judged} judged A or B ({len(items) - judged} same, left out)")
     print(f"signature: {scorer.signature}")

@@ -26,7 +26,6 @@ Errors (a missing dev set, an unknown baseline name, ...) exit with code 2 and a
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import defaultdict
@@ -36,7 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from sitar.errors import InputError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
+from sitar.options import ScorerOptions, add_scorer_arguments, options_from_args
 from sitar.records import read_records
 from training.baselines import DEFAULT_ENCODER, EmbeddingBaselines, parse_baselines
 from training.evaluate import controlled_ordering, reference_bootstrap, regression_metrics
@@ -317,7 +318,7 @@ def _is_rung(record: Any) -> bool:
 
 
 def evaluate_checkpoint(
-    checkpoint: str,
+    checkpoint: str | ScorerOptions,
     *,
     devset: Path | None = DEFAULT_DEVSET,
     records: Sequence[Path] = (),
@@ -329,7 +330,9 @@ def evaluate_checkpoint(
     tie_breaker: int | None = None,
     decode: str | None = None,
 ) -> dict[str, Any]:
-    """Load ``checkpoint`` with :class:`sitar.scorer.Scorer` and report on the dev set (unless
+    """Load ``checkpoint`` (a folder or hub id with the keyword options ``variant``, ``threads``,
+    ``tie_breaker``, ``decode``, or one :class:`~sitar.options.ScorerOptions` holding every scorer
+    option) with :class:`sitar.scorer.Scorer` and report on the dev set (unless
     ``devset`` is ``None``) and on ``records``. ``baselines`` (names from
     :data:`training.baselines.BASELINES`) are computed on the dev set with ``baseline_encoder``;
     they are checked before anything is loaded."""
@@ -340,10 +343,22 @@ def evaluate_checkpoint(
         raise InputError(
             "the embedding baselines are computed on the dev set and the records; both are off"
         )
-    scorer = Scorer.load(
-        checkpoint, variant=variant, threads=threads, tie_breaker=tie_breaker, decode=decode
-    )
-    report: dict[str, Any] = {"checkpoint": checkpoint, "signature": scorer.signature}
+    if isinstance(checkpoint, ScorerOptions):
+        options = checkpoint
+        if any(v is not None for v in (variant, threads, tie_breaker, decode)):
+            raise InputError("pass either ScorerOptions or the keyword scorer options, not both")
+    else:
+        options = ScorerOptions(
+            checkpoint=checkpoint,
+            variant=variant,
+            threads=threads,
+            tie_breaker=tie_breaker,
+            decode=decode,
+        )
+    threads = options.threads
+    scorer = Scorer.load(options)
+    name = None if options.checkpoint is None else str(options.checkpoint)
+    report: dict[str, Any] = {"checkpoint": name, "signature": scorer.signature}
     if devset is not None:
         report["devset"] = devset_report(
             scorer,
@@ -365,25 +380,15 @@ def evaluate_checkpoint(
     return report
 
 
+@tool_main("python -m training.evaluate_checkpoint")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.evaluate_checkpoint", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--checkpoint", required=True, help="checkpoint folder or hub id")
+    add_scorer_arguments(parser, checkpoint_required=True)
     parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET, help="dev set JSONL")
     parser.add_argument("--no-devset", action="store_true", help="skip the dev set")
     parser.add_argument("--records", type=Path, nargs="*", default=[], help="sitar.record/1 files")
-    parser.add_argument(
-        "--variant",
-        choices=("fp32", "int8", "int8row"),
-        default=None,
-        help="ONNX variant (default: the checkpoint's onnx.default)",
-    )
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
-    parser.add_argument(
-        "--decode", choices=("mean", "median"), help="gap head decoding (default mean)"
-    )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument(
         "--baselines",
@@ -401,22 +406,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("-o", "--output", type=Path, help="write the JSON report here too")
     args = parser.parse_args(argv)
-    try:
-        report = evaluate_checkpoint(
-            args.checkpoint,
-            devset=None if args.no_devset else args.devset,
-            records=args.records,
-            variant=args.variant,
-            threads=args.threads,
-            batch_size=args.batch_size,
-            baselines=parse_baselines(args.baselines),
-            baseline_encoder=args.baseline_encoder,
-            tie_breaker=args.tie_breaker,
-            decode=args.decode,
-        )
-    except SitarError as e:
-        print(f"evaluate_checkpoint: error: {e}", file=sys.stderr)
-        return 2
+    report = evaluate_checkpoint(
+        options_from_args(args),
+        devset=None if args.no_devset else args.devset,
+        records=args.records,
+        batch_size=args.batch_size,
+        baselines=parse_baselines(args.baselines),
+        baseline_encoder=args.baseline_encoder,
+    )
     text = json.dumps(report, indent=2, sort_keys=True)
     print(text)
     if args.output:

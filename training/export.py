@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import InputError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 
 __all__ = ["add_variant", "export_run", "main", "parity_pairs"]
 
@@ -244,31 +245,28 @@ def _edit_checkpoint(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         parser.error("--add-variant needs --checkpoint and --records")
     if args.drop_variant and (not args.checkpoint or not args.reason):
         parser.error("--drop-variant needs --checkpoint and --reason")
-    try:
-        if args.add_variant:
-            entry = add_variant(
-                args.checkpoint,
-                args.records,
-                variant=args.add_variant,
-                n=args.records_n,
-                make_default=args.make_default,
-            )
-        else:
-            entry = drop_onnx_variant(
-                args.checkpoint,
-                variant=args.drop_variant,
-                default=args.default_variant,
-                reason=args.reason,
-            )
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    if args.add_variant:
+        entry = add_variant(
+            args.checkpoint,
+            args.records,
+            variant=args.add_variant,
+            n=args.records_n,
+            make_default=args.make_default,
+        )
+    else:
+        entry = drop_onnx_variant(
+            args.checkpoint,
+            variant=args.drop_variant,
+            default=args.default_variant,
+            reason=args.reason,
+        )
     print(json.dumps(entry, indent=2))
     return 0
 
 
+@tool_main("python -m training.export")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.export",
         description="Export a training run's best weights as a SITAR checkpoint folder "
         "(ONNX fp32 + int8, tokenizer.json, sitar_config.json, parity.json, torch/).",
@@ -342,26 +340,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _edit_checkpoint(args, parser)
     if not args.run or not args.out:
         parser.error("--run and --out are required (or --add-variant with --checkpoint)")
-    try:
-        config = export_run(
-            args.run,
-            args.out,
-            name=args.name,
-            variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
-            default_variant=args.default_variant or "int8",
-            parity_split=args.parity_split,
-            parity_n=args.parity_n,
-            include_torch=not args.no_torch,
-            overwrite=args.overwrite,
-            parity_atol=args.parity_atol,
-            int8_exclude=tuple(p for p in args.int8_exclude.split(",") if p),
-            step=args.step,
-            weights=args.weights,
-            head=args.head,
-        )
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    config = export_run(
+        args.run,
+        args.out,
+        name=args.name,
+        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()),
+        default_variant=args.default_variant or "int8",
+        parity_split=args.parity_split,
+        parity_n=args.parity_n,
+        include_torch=not args.no_torch,
+        overwrite=args.overwrite,
+        parity_atol=args.parity_atol,
+        int8_exclude=tuple(p for p in args.int8_exclude.split(",") if p),
+        step=args.step,
+        weights=args.weights,
+        head=args.head,
+    )
     parity = json.loads((Path(args.out) / "parity.json").read_text(encoding="utf-8"))
     print(f"wrote {config.folder} ({', '.join(config.onnx.available)})")
     print(json.dumps(parity, indent=2))

@@ -30,7 +30,6 @@ differences), loadable with :func:`sitar.modeling.load_regressor` and usable as 
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -40,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from sitar.errors import CheckpointError, InputError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import CheckpointError, InputError
 
 __all__ = ["graph_state_dict", "main", "recover"]
 
@@ -332,8 +332,9 @@ def _parity(model: Any, config: Any, onnx_path: Path) -> dict[str, Any]:
     }
 
 
+@tool_main("python -m training.recover")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.recover",
         description="Recover torch weights from a checkpoint's ONNX graph (to fine-tune it)",
     )
@@ -355,11 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "int8row-vs-fp32 difference in parity.json)",
     )
     args = parser.parse_args(argv)
-    try:
-        recover(args.checkpoint, args.out, atol=args.atol, source=args.source)
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    recover(args.checkpoint, args.out, atol=args.atol, source=args.source)
     print(f"wrote {args.out} (use it as init_from)")
     return 0
 

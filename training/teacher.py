@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from sitar.errors import InputError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 from sitar.records import write_lines_atomic
 from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, read_record_file
 
@@ -72,8 +73,9 @@ def teacher_probabilities(
     return out
 
 
+@tool_main("python -m training.teacher")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.teacher", description=__doc__,
+    parser = ArgumentParser(prog="python -m training.teacher", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--checkpoint", help="teacher checkpoint (default: the shipped one)")
     parser.add_argument("--variant", help="ONNX variant (default: the checkpoint's)")
@@ -85,62 +87,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    try:
-        from sitar.integrity import sha256_file
-        from sitar.scorer import Scorer
+    from sitar.integrity import sha256_file
+    from sitar.scorer import Scorer
 
-        out = Path(args.out)
-        if out.is_dir():
-            raise InputError(f"--out {out} is a folder; give a file path")
-        scorer = Scorer.load(args.checkpoint, variant=args.variant, threads=args.threads)
-        skip = set(args.skip_profile)
-        chosen, counts = [], {"read": 0, "other_split": 0, "no_gaps": 0, "skipped_profile": 0}
-        for path in args.records:
-            for record in read_record_file(path):
-                counts["read"] += 1
-                if record.split != args.split:
-                    counts["other_split"] += 1
-                elif not record.gaps:
-                    counts["no_gaps"] += 1
-                elif record.provenance.get("profile") in skip:
-                    counts["skipped_profile"] += 1
-                else:
-                    chosen.append(record)
-        if not chosen:
-            raise InputError(f"no {args.split!r} record with gaps in {args.records}")
-        probs = teacher_probabilities(
-            scorer, chosen, batch_size=args.batch_size, progress="teacher targets"
-        )
-        lines = [
-            json.dumps({"schema": TEACHER_SCHEMA, "id": r.id, "gap_probs": p}) + "\n"
-            for r, p in zip(chosen, probs, strict=True)
-            if p is not None
-        ]
-        counts["written"] = len(lines)
-        counts["too_long"] = sum(p is None for p in probs)
-        write_lines_atomic(out, lines)
-        from importlib.metadata import version
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError(f"--out {out} is a folder; give a file path")
+    scorer = Scorer.load(args.checkpoint, variant=args.variant, threads=args.threads)
+    skip = set(args.skip_profile)
+    chosen, counts = [], {"read": 0, "other_split": 0, "no_gaps": 0, "skipped_profile": 0}
+    for path in args.records:
+        for record in read_record_file(path):
+            counts["read"] += 1
+            if record.split != args.split:
+                counts["other_split"] += 1
+            elif not record.gaps:
+                counts["no_gaps"] += 1
+            elif record.provenance.get("profile") in skip:
+                counts["skipped_profile"] += 1
+            else:
+                chosen.append(record)
+    if not chosen:
+        raise InputError(f"no {args.split!r} record with gaps in {args.records}")
+    probs = teacher_probabilities(
+        scorer, chosen, batch_size=args.batch_size, progress="teacher targets"
+    )
+    lines = [
+        json.dumps({"schema": TEACHER_SCHEMA, "id": r.id, "gap_probs": p}) + "\n"
+        for r, p in zip(chosen, probs, strict=True)
+        if p is not None
+    ]
+    counts["written"] = len(lines)
+    counts["too_long"] = sum(p is None for p in probs)
+    write_lines_atomic(out, lines)
+    from importlib.metadata import version
 
-        manifest = {
-            "schema": TEACHER_SCHEMA,
-            "teacher": {
-                "checkpoint": scorer.config.name,
-                "variant": scorer.variant,
-                "signature": scorer.signature,
-            },
-            "records": [{"file": str(p), "sha256": sha256_file(p)} for p in args.records],
-            "split": args.split,
-            "skip_profiles": sorted(skip),
-            "counts": counts,
-            "output_sha256": sha256_file(out),
-            "argv": list(sys.argv if argv is None else argv),
-            "versions": {m: version(m) for m in ("sitar", "onnxruntime", "numpy")},
-            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        write_lines_atomic(f"{out}.manifest.json", [json.dumps(manifest, indent=2) + "\n"])
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    manifest = {
+        "schema": TEACHER_SCHEMA,
+        "teacher": {
+            "checkpoint": scorer.config.name,
+            "variant": scorer.variant,
+            "signature": scorer.signature,
+        },
+        "records": [{"file": str(p), "sha256": sha256_file(p)} for p in args.records],
+        "split": args.split,
+        "skip_profiles": sorted(skip),
+        "counts": counts,
+        "output_sha256": sha256_file(out),
+        "argv": list(sys.argv if argv is None else argv),
+        "versions": {m: version(m) for m in ("sitar", "onnxruntime", "numpy")},
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    write_lines_atomic(f"{out}.manifest.json", [json.dumps(manifest, indent=2) + "\n"])
     print(f"{counts['written']} records written to {out} ({counts})")
     return 0
 

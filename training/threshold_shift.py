@@ -18,12 +18,11 @@ the synthetic records. It reads a fixed set of shifts and reports; it does not c
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
 from sitar.gapscore import decoded_steps, predict_gaps
 from training.data import read_record_file, read_teacher
 
@@ -32,11 +31,8 @@ _EPS = 1e-6
 
 def load(records: Path, teacher: Path, split: str | None) -> tuple[np.ndarray, np.ndarray]:
     """``(logits (n_gaps, 6), label tiers (n_gaps,))`` for the records the teacher file covers."""
-    try:
-        recs = {r.id: r for r in read_record_file(records) if split is None or r.split == split}
-        probs_by_id = read_teacher(teacher)
-    except SitarError as e:
-        raise SystemExit(f"error: {e}") from e
+    recs = {r.id: r for r in read_record_file(records) if split is None or r.split == split}
+    probs_by_id = read_teacher(teacher)
     logits, tiers = [], []
     for rid, gap_probs in probs_by_id.items():
         rec = recs.get(rid)
@@ -59,8 +55,9 @@ def predicted_tiers(logits: np.ndarray, shift: np.ndarray) -> np.ndarray:
     return np.array([g.tier for g in predict_gaps(decoded_steps(logits + shift))], dtype=np.int64)
 
 
+@tool_main("python -m training.threshold_shift")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m training.threshold_shift", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--records", type=Path, required=True)

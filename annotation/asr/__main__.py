@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
 
 __all__ = ["main"]
 
@@ -219,7 +219,7 @@ def _export_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m annotation.asr",
         description="Real recognizer output: espeak-ng + sox + pocketsphinx over the pool",
     )
@@ -314,14 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@tool_main("python -m annotation.asr")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args))
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return int(args.func(args))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ Only SITAR core is imported (no training code, no torch unless the torch backend
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import defaultdict
@@ -42,7 +41,8 @@ from annotation.challenge import (
     ChallengeItem,
     load_challenge,
 )
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.options import add_scorer_arguments, options_from_args
 from sitar.text import tokenize
 
 __all__ = ["evaluate", "main", "wer"]
@@ -140,16 +140,14 @@ def _fmt(x: float) -> str:
     return "   -  " if x != x else f"{100 * x:5.1f}%"
 
 
+@tool_main("python -m annotation.challenge.evaluate")
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m annotation.challenge.evaluate",
         description="Score the SITAR challenge file with a checkpoint (issue #12).",
     )
-    p.add_argument("--checkpoint", default=None, help="checkpoint folder (default: packaged)")
+    add_scorer_arguments(p)
     p.add_argument("--file", type=Path, default=CHALLENGE_FILE, help="challenge JSONL file")
-    p.add_argument("--variant", default=None, help="ONNX variant: int8 or fp32")
-    p.add_argument("--tie-breaker", type=int, choices=(2, 3), help="gap head (default 3)")
-    p.add_argument("--decode", choices=("mean", "median"), help="gap head decoding (default mean)")
     p.add_argument("--json", type=Path, default=None, help="also write the full report here")
     p.add_argument(
         "--batch-size", type=int, default=1,
@@ -157,17 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     p.add_argument("--misses", action="store_true", help="list the cases outside their band")
     args = p.parse_args(argv)
-    try:
-        from sitar import Scorer
+    from sitar import Scorer
 
-        items = load_challenge(args.file)
-        scorer = Scorer.load(
-            args.checkpoint, variant=args.variant, tie_breaker=args.tie_breaker, decode=args.decode
-        )
-        report = evaluate(scorer, items, batch_size=args.batch_size)
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    items = load_challenge(args.file)
+    scorer = Scorer.load(options_from_args(args))
+    report = evaluate(scorer, items, batch_size=args.batch_size)
     print(f"signature: {report['signature']}")
     print(f"{'category':16s} {'n':>4s} {'in band':>8s} {'region':>8s} {'pairs':>6s} "
           f"{'SITAR ord':>9s} {'WER ord':>8s}")  # fmt: skip

@@ -29,7 +29,6 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
@@ -46,6 +45,7 @@ except ModuleNotFoundError as e:  # run as a script from a checkout without `pip
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import sitar
 
+from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError, RecordError
 from sitar.signature import make_signature
 from sitar.targets import normalize_score, score_from_tiers
@@ -565,8 +565,9 @@ def format_cgd_report(report: Sequence[Mapping[str, Any]]) -> str:
 # ----------------------------------------------------------------------------- CLI
 
 
+@tool_main("python -m annotation.devset.build")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m annotation.devset.build",
         description="Build and validate the sitar-dev-v1 controlled dev set (evaluation only).",
     )

@@ -20,6 +20,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from sitar._main import tool_main
+
 HERE = Path(__file__).resolve().parent
 DOMAINS = {
     "call_centre",
@@ -231,6 +233,7 @@ def check_rewrites(root: Path, pool_texts: dict[str, str]) -> list[str]:
     return errors
 
 
+@tool_main("python -m annotation.sources.check_pool")
 def main() -> int:
     errors, per_domain, n_templates = check_pool()
     for e in errors:

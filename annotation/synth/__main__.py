@@ -27,11 +27,11 @@ from annotation.synth.generate import (
     StandInAnalyzer,
     generate_corpus,
 )
-from sitar.errors import SitarError
+from sitar._main import ArgumentParser, tool_main
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m annotation.synth",
         description="Generate the synthetic SITAR corpus with planned tiers (issue #5).",
     )
@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@tool_main("python -m annotation.synth")
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.pairs_per_reference < 1 or args.fills_per_template < 0:
@@ -162,17 +163,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return tqdm(refs, desc="references", unit="ref")
         except ImportError:
             progress = None
-    try:
-        stats = generate_corpus(
-            args.out, config=config, pool_root=args.pool_root, analyzer=analyzer, progress=progress
-        )
-        if args.card is not None:
-            manifest = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))
-            args.card.parent.mkdir(parents=True, exist_ok=True)
-            args.card.write_text(render_data_card(stats, manifest), encoding="utf-8")
-    except SitarError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    stats = generate_corpus(
+        args.out, config=config, pool_root=args.pool_root, analyzer=analyzer, progress=progress
+    )
+    if args.card is not None:
+        manifest = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))
+        args.card.parent.mkdir(parents=True, exist_ok=True)
+        args.card.write_text(render_data_card(stats, manifest), encoding="utf-8")
     before = stats["before_augmentation"]
     print(f"wrote {args.out}: {stats['counts']}")
     print(f"pairs generated {before['pairs']}, gaps {before['gaps']}, "

@@ -1,12 +1,14 @@
-"""Options shared by the subcommands: the checkpoint options of the commands that load one
-(score, explain, compare, report) and the run options of every command that can run long
-(``--progress/--no-progress``, ``--quiet``), plus deprecated flag spellings.
+"""Options shared by the subcommands: the scorer options of the commands that load one (score,
+explain, compare, report; :func:`sitar.options.add_scorer_arguments`) and the run options of every
+command that can run long (``--progress/--no-progress``, ``--quiet``), plus deprecated flag
+spellings.
 
 Flag conventions (the same meaning in every subcommand):
 
-* ``--format`` is the *input* file format; ``text`` (one utterance per line) is the default
-  everywhere (``compare``/``report`` still read ``kaldi`` when ``--format`` is not given, with a
-  notice, for one release);
+* ``--format`` is the format of every *input* file (:data:`sitar.io.FORMATS`); ``text`` (one
+  utterance per line) is the default everywhere, and files that would also read as Kaldi are
+  refused until ``--format`` says which (:func:`sitar.io.resolve_format`);
+* ``--jsonl PATH`` is one JSONL file of pairs (gaps, score, explain);
 * ``--jsonl-out`` switches the main output to JSONL (one object per line);
 * ``--json-out PATH`` writes one JSON document to PATH (``-``: standard output);
 * ``-o/--output PATH`` is the main output file (default or ``-``: standard output);
@@ -20,7 +22,7 @@ import argparse
 import sys
 from typing import Any
 
-from sitar.checkpoint import ONNX_VARIANTS
+from sitar.options import add_scorer_arguments, options_from_args
 
 __all__ = [
     "DeprecatedFlag",
@@ -104,90 +106,19 @@ def notice(args: argparse.Namespace, message: str) -> None:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """Checkpoint, backend and batching options, with the same meaning in every command."""
+    """Every scorer option (:func:`sitar.options.add_scorer_arguments`) and ``--batch-size``,
+    with the same meaning in every command."""
     model = parser.add_argument_group("model")
-    model.add_argument(
-        "--checkpoint",
-        metavar="PATH_OR_HUB_ID",
-        default=None,
-        help="checkpoint folder or Hugging Face repo id (default: the packaged default checkpoint)",
-    )
-    model.add_argument(
-        "--revision", default=None, help="Hugging Face revision (branch, tag or commit)"
-    )
-    model.add_argument(
-        "--backend",
-        choices=("onnx", "torch"),
-        default="onnx",
-        help="onnx: ONNX Runtime on CPU (default); torch: needs torch and the checkpoint's torch/",
-    )
-    model.add_argument(
-        "--variant",
-        choices=ONNX_VARIANTS,
-        default=None,
-        help="ONNX graph to use (default: the checkpoint's default)",
-    )
-    model.add_argument(
-        "--device", default=None, help="torch device for --backend torch (default: GPU if any)"
-    )
-    model.add_argument(
-        "--analyzer",
-        default=None,
-        help="CGD analyzer for gaps and long-input windows (default: 'lexicon')",
-    )
-    model.add_argument(
-        "--head",
-        choices=("gaps", "pair"),
-        default=None,
-        help="scoring head: gaps (per-gap positions + SPEC §5, gap-aware checkpoints) or pair "
-        "(default: the checkpoint's choice)",
-    )
-    add_gap_head_arguments(model)
+    add_scorer_arguments(model)
     model.add_argument(
         "--batch-size", type=int, default=32, metavar="N", help="pairs per batch (default 32)"
-    )
-    model.add_argument(
-        "--threads", type=int, default=None, metavar="N", help="CPU threads for inference"
-    )
-
-
-def add_gap_head_arguments(parser: Any) -> None:
-    """``--tie-breaker 2|3`` and ``--decode mean|median`` (``sitar.gapscore.TIE_BREAK_VERSIONS``
-    and ``DECODE_RULES``, not imported here: it would load numpy to build a parser), for every
-    command that loads a scorer."""
-    parser.add_argument(
-        "--tie-breaker",
-        type=int,
-        choices=(2, 3),
-        default=None,
-        help="gap head: the rule that orders pairs with the same SPEC §5 counts, 3 (default: "
-        "severity of the top gaps and extent of the gaps) or 2 (pair head); tb: in the signature",
-    )
-    parser.add_argument(
-        "--decode",
-        choices=("mean", "median"),
-        default=None,
-        help="gap head: how a gap's ordinal logits become its position, mean (default: the "
-        "rounded expected position) or median (the thresholds passed with probability > 1/2; "
-        "dec:median in the signature)",
     )
 
 
 def load_scorer(args: argparse.Namespace) -> Any:
     from sitar.scorer import Scorer
 
-    return Scorer.load(
-        args.checkpoint,
-        backend=args.backend,
-        variant=args.variant,
-        threads=args.threads,
-        device=args.device,
-        revision=args.revision,
-        analyzer=args.analyzer,
-        head=getattr(args, "head", None),
-        tie_breaker=getattr(args, "tie_breaker", None),
-        decode=getattr(args, "decode", None),
-    )
+    return Scorer.load(options_from_args(args))
 
 
 def add_explain_method_argument(parser: argparse.ArgumentParser) -> None:

@@ -1,16 +1,18 @@
 """``sitar compare``: compare two or more ASR systems on the same references.
 
 A thin layer over :func:`sitar.comparison.compare`. Inputs: one reference file and, per system,
-``--system NAME=PATH``, all in one ``--format``:
+``--system NAME=PATH``, all in one ``--format`` (as in every command, see :mod:`sitar.io`):
 
-* ``text``: one utterance per line; ids are the 1-based line numbers;
+* ``text`` (default): one utterance per line; ids are the 1-based line numbers;
 * ``kaldi``: ``utt_id text`` per line;
 * ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis`` (systems).
 
-Systems are joined to the references by id; missing and extra ids are reported by name. An
-optional ``--groups FILE`` (``utt_id group`` per line) adds per-group breakdowns. The output is a
-readable table (default; ``-o``) and/or one JSON document (``--json-out PATH``, ``-`` for
-standard output in place of the table), both with the seed and the signature.
+Without ``--format``, files whose every line starts with a different id-like word are refused as
+ambiguous (:func:`sitar.io.resolve_format`). Systems are joined to the references by id; missing
+and extra ids are reported by name. An optional ``--groups FILE`` (``utt_id group`` per line) adds
+per-group breakdowns. The output is a readable table (default; ``-o``) and/or one JSON document
+(``--json-out PATH``, ``-`` for standard output in place of the table), both with the seed and
+the signature.
 """
 
 from __future__ import annotations
@@ -28,41 +30,34 @@ from sitar.commands._model import (
     want_progress,
 )
 from sitar.errors import InputError, OutputError
-from sitar.io import _is_stdout, check_output_path, input_paths, open_output
+from sitar.io import (
+    _is_stdout,
+    add_format_argument,
+    check_output_path,
+    input_paths,
+    open_output,
+    read_system_inputs,
+)
 
 __all__ = [
     "add_statistics_arguments",
+    "add_system_argument",
     "add_system_input_arguments",
     "read_compare_inputs",
     "read_groups",
-    "read_system_inputs",
     "register",
     "run",
 ]
 
 
-def add_system_input_arguments(parser: argparse.ArgumentParser) -> None:
+def add_system_input_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--ref-file``, ``--system NAME=PATH`` (repeated), ``--format`` and ``--groups``."""
     group = parser.add_argument_group("input")
     group.add_argument(
-        "--ref-file", metavar="PATH", required=True, help="reference transcripts (see --format)"
+        "--ref-file", metavar="PATH", required=required, help="reference transcripts (see --format)"
     )
-    group.add_argument(
-        "--system",
-        dest="systems",
-        metavar="NAME=PATH",
-        action="append",
-        default=[],
-        help="a system's hypotheses (repeat for each system; at least two)",
-    )
-    group.add_argument(
-        "--format",
-        dest="file_format",
-        choices=("text", "kaldi", "jsonl"),
-        default=None,
-        help="text: one utterance per line (ids = line numbers); kaldi: 'utt_id text' lines; "
-        "jsonl: objects with id and reference / hypothesis. Not given: kaldi, with a notice "
-        "(this release only; the default becomes text, as in the other commands)",
-    )
+    add_system_argument(group)
+    add_format_argument(group)
     group.add_argument(
         "--groups",
         metavar="PATH",
@@ -71,54 +66,15 @@ def add_system_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _parse_system(spec: str) -> tuple[str, str]:
-    name, sep, path = spec.partition("=")
-    if not sep or not name.strip() or not path:
-        raise InputError(f"--system expects NAME=PATH, got {spec!r}")
-    return name.strip(), path
-
-
-def _read_table(path: str, file_format: str, key: str) -> dict[str, str]:
-    from sitar.io import check_text, parse_json_line, read_kaldi, read_lines
-
-    if file_format == "text":
-        return {str(i): line for i, line in enumerate(read_lines(path), start=1)}
-    if file_format == "kaldi":
-        return read_kaldi(path)
-    if file_format != "jsonl":
-        raise InputError(f"unknown format {file_format!r}; expected text, kaldi or jsonl")
-    table: dict[str, str] = {}
-    for lineno, line in enumerate(read_lines(path), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        obj = parse_json_line(line, where)
-        if not isinstance(obj, dict) or "id" not in obj or key not in obj:
-            raise InputError(f"{where}: expected a JSON object with 'id' and {key!r}")
-        utt, text = obj["id"], obj[key]
-        if isinstance(utt, bool) or not isinstance(utt, (str, int)):
-            raise InputError(f"{where}: id must be a string or an integer, got {utt!r}")
-        if not isinstance(text, str):
-            raise InputError(f"{where}: {key} must be a string, got {type(text).__name__}")
-        utt = check_text(str(utt), f"{where}: id")
-        if utt in table:
-            raise InputError(f"{where}: duplicate id {utt!r}")
-        table[utt] = check_text(text, f"{where}: {key}")
-    return table
-
-
-def read_system_inputs(
-    ref_file: str, systems: list[str], file_format: str
-) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """References (``id -> text``) and systems (``name -> {id -> text}``) from files."""
-    references = _read_table(ref_file, file_format, "reference")
-    tables: dict[str, dict[str, str]] = {}
-    for spec in systems:
-        name, path = _parse_system(spec)
-        if name in tables:
-            raise InputError(f"system name {name!r} is given twice; names must be unique")
-        tables[name] = _read_table(path, file_format, "hypothesis")
-    return references, tables
+def add_system_argument(group: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--system",
+        dest="systems",
+        metavar="NAME=PATH",
+        action="append",
+        default=[],
+        help="a system's hypotheses (repeat for each system)",
+    )
 
 
 def read_groups(path: str) -> dict[str, str]:
@@ -145,13 +101,6 @@ def read_compare_inputs(
     any model is loaded, so that a bad file fails fast and names every missing or extra id."""
     from sitar.comparison import join_by_id
 
-    if args.file_format is None:
-        notice(
-            args,
-            "--format not given: reading 'utt_id text' (kaldi) files as in earlier releases; "
-            "the default becomes text in the next release, pass --format kaldi to keep this",
-        )
-        args.file_format = "kaldi"
     references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
     groups = read_groups(args.groups) if args.groups else None
     join_by_id(references, systems)

@@ -1,11 +1,15 @@
 """``sitar score``: score (reference, hypothesis) pairs with a SITAR checkpoint.
 
-A thin layer over :meth:`sitar.scorer.Scorer.score`; the inputs are those of ``sitar gaps``. The
-default output is TSV: a ``#signature`` line, a header ``id score raw windowed``, one line per pair
-(normalised score, raw clipped score, 1 if the pair was longer than the checkpoint's max_length and
-scored in windows) and a final ``#system`` line with the system score, its aggregation and the
-number of pairs. ``--jsonl-out`` writes one JSON object per pair and a final ``{"system": ...}``
-object, each with the signature. ``--system-only`` writes only the signature and the system line.
+A thin layer over :meth:`sitar.scorer.Scorer.score`; the inputs are those of ``sitar gaps``
+(:mod:`sitar.io`, plain text by default), or a reference file and several systems with
+``--ref-file R --system NAME=PATH ...`` as in ``sitar compare``. The default output is TSV: a
+``#signature`` line, a header ``id score raw windowed``, one line per pair (normalised score, raw
+clipped score, 1 if the pair was longer than the checkpoint's max_length and scored in windows)
+and a final ``#system`` line with the system score, its aggregation and the number of pairs. With
+``--system``, the rows start with a ``system`` column and there is one ``#system NAME ...`` line
+per system. ``--jsonl-out`` writes one JSON object per pair and a final ``{"system": ...}``
+object, each with the signature (and ``system_name`` with ``--system``). ``--system-only``
+writes only the signature and the system line(s).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from sitar.commands._model import (
     load_scorer,
     want_progress,
 )
+from sitar.commands.compare import add_system_argument
 from sitar.commands.score_ray import add_engine_arguments, reject_ray_options, run_ray
 from sitar.errors import InputError
 from sitar.io import add_pair_input_arguments, input_paths, open_output, pairs_from_args
@@ -39,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_pair_input_arguments(parser)
+    add_system_argument(parser.add_argument_group("systems (instead of --hyp-file)"))
     add_model_arguments(parser)
     add_run_arguments(parser)
     out = parser.add_argument_group("output")
@@ -85,10 +91,16 @@ def write_tsv(out: TextIO, ids: list[str], result: Any, *, system_only: bool) ->
     out.write(f"#system\t{result.system_score:.6f}\t{result.aggregation}\tn={len(result)}\n")
 
 
-def write_jsonl(out: TextIO, ids: list[str], result: Any, *, system_only: bool) -> None:
+def write_jsonl(
+    out: TextIO, ids: list[str], result: Any, *, system_only: bool, system_name: str | None = None
+) -> None:
+    """One object per pair, then the system object; ``system_name`` (``--system``) adds a
+    ``system_name`` field to each."""
+    named = {} if system_name is None else {"system_name": system_name}
     if not system_only:
         for i, pair_id in enumerate(ids):
             record = {
+                **named,
                 "id": pair_id,
                 "score": result.scores[i],
                 "raw": result.raw[i],
@@ -98,7 +110,7 @@ def write_jsonl(out: TextIO, ids: list[str], result: Any, *, system_only: bool) 
                 "signature": result.signature,
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    out.write(json.dumps(_system_record(result), ensure_ascii=False) + "\n")
+    out.write(json.dumps({**named, **_system_record(result)}, ensure_ascii=False) + "\n")
 
 
 def check_tsv_ids(ids: list[str]) -> None:
@@ -118,9 +130,13 @@ _TSV_UNSAFE = (("\t", "a tab"), ("\n", "a line break"), ("\r", "a line break"), 
 
 def run(args: argparse.Namespace) -> int:
     if args.engine == "ray":
+        if args.systems:
+            raise InputError("--engine ray scores one system; give --hyp-file (or --jsonl)")
         return run_ray(args)
     reject_ray_options(args)
     check_output_path_args(args)
+    if args.systems:
+        return run_systems(args)
     pairs = pairs_from_args(args)
     ids = [p.id for p in pairs]
     if not args.as_jsonl and not args.system_only:
@@ -136,6 +152,72 @@ def run(args: argparse.Namespace) -> int:
         writer = write_jsonl if args.as_jsonl else write_tsv
         writer(out, ids, result, system_only=args.system_only)
     return 0
+
+
+def run_systems(args: argparse.Namespace) -> int:
+    """``--ref-file R --system A=a.txt --system B=b.txt``: each system scored against the same
+    references (joined by id, as in ``sitar compare``), one output with a ``system`` column."""
+    from sitar.diagnostics import join_by_id
+    from sitar.io import read_system_inputs
+
+    clashes = [
+        flag
+        for flag, on in (
+            ("--hyp-file", args.hyp_file),
+            ("--ref/--hyp", args.ref is not None or args.hyp is not None),
+            ("--jsonl", args.jsonl),
+        )
+        if on
+    ]
+    if clashes:
+        raise InputError(
+            f"--system reads each system's file against --ref-file; it cannot be combined with "
+            f"{', '.join(clashes)}"
+        )
+    if args.ref_file is None:
+        raise InputError("--system NAME=PATH needs --ref-file PATH (the references)")
+    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
+    ids, joined = join_by_id(references, systems)
+    refs = list(references.values())
+    if not args.as_jsonl and not args.system_only:
+        check_tsv_ids(ids + list(joined))
+    scorer = load_scorer(args)
+    results = {
+        name: scorer.score(
+            references=refs,
+            hypotheses=hyps,
+            batch_size=args.batch_size,
+            progress=want_progress(args),
+        )
+        for name, hyps in joined.items()
+    }
+    with open_output(args.output, inputs=input_paths(args)) as out:
+        if args.as_jsonl:
+            for name, result in results.items():
+                write_jsonl(out, ids, result, system_only=args.system_only, system_name=name)
+        else:
+            write_systems_tsv(out, ids, results, system_only=args.system_only)
+    return 0
+
+
+def write_systems_tsv(
+    out: TextIO, ids: list[str], results: dict[str, Any], *, system_only: bool
+) -> None:
+    """Several systems in one TSV: the signature once, rows with a ``system`` column, then one
+    ``#system NAME score aggregation n=N`` line per system."""
+    first = next(iter(results.values()))
+    out.write(f"#signature\t{first.signature}\n")
+    if not system_only:
+        out.write("system\tid\tscore\traw\twindowed\n")
+        for name, result in results.items():
+            for pair_id, score, raw, windowed in zip(
+                ids, result.scores, result.raw, result.windowed, strict=True
+            ):
+                out.write(f"{name}\t{pair_id}\t{score:.6f}\t{raw:.6f}\t{int(windowed)}\n")
+    for name, result in results.items():
+        out.write(
+            f"#system\t{name}\t{result.system_score:.6f}\t{result.aggregation}\tn={len(result)}\n"
+        )
 
 
 def check_output_path_args(args: argparse.Namespace) -> None:

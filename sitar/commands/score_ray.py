@@ -6,9 +6,11 @@ score_dataset` with ``--num-actors`` actors, each loading the model once. The re
 to ``--output-dir`` as Parquet or JSONL shards (one record per pair: ``id``, ``score``, ``raw``,
 ``windowed``, ``identical``, ``n_windows``, ``signature``, as ``sitar score --jsonl-out``), in input
 order, plus ``manifest.json``: the signature, the pair count, the system score (macro mean,
-computed from the written shards with ``math.fsum``, so it does not depend on the shard order),
+computed from the written shards with :func:`sitar.result.system_score`, exact and so independent
+of the shard order),
 the shard files with their row counts, and how the run was made (sitar and Ray versions, actors,
-batch sizes, checkpoint, input). The shards are read back before the manifest is written; a shard
+batch sizes, the scorer options, input). Every scorer option of ``sitar score`` applies here too
+(:func:`sitar.options.options_from_args`); ``--threads`` means threads per actor. The shards are read back before the manifest is written; a shard
 set with more or fewer rows than input pairs is an error, never a manifest.
 """
 
@@ -23,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from sitar.errors import InputError, SitarError
+from sitar.options import options_from_args
+from sitar.result import AGGREGATION, system_score
 
 __all__ = ["MANIFEST_NAME", "add_engine_arguments", "reject_ray_options", "run_ray"]
 
@@ -51,7 +55,11 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
         "--num-actors", type=int, default=2, metavar="N", help="Ray actors, one model each (2)"
     )
     group.add_argument(
-        "--threads-per-actor", type=int, default=1, metavar="N", help="threads per actor (1)"
+        "--threads-per-actor",
+        type=int,
+        default=None,
+        metavar="N",
+        help="threads per actor (default: --threads, else 1)",
     )
     group.add_argument(
         "--output-dir",
@@ -83,10 +91,14 @@ def _check_args(args: argparse.Namespace) -> Path:
         raise InputError(
             f"--engine ray writes --output-dir shards; it cannot be combined with {', '.join(clashes)}"
         )
-    if args.backend != "onnx" or args.device is not None:
-        raise InputError("--engine ray scores with the ONNX backend only")
-    if args.threads is not None:
-        raise InputError("--engine ray: use --threads-per-actor instead of --threads")
+    if args.threads is not None and args.threads_per_actor is not None:
+        if args.threads != args.threads_per_actor:
+            raise InputError(
+                f"--threads {args.threads} and --threads-per-actor {args.threads_per_actor} "
+                "disagree; with --engine ray they mean the same (threads per actor): give one"
+            )
+    if args.threads_per_actor is None:
+        args.threads_per_actor = args.threads if args.threads is not None else 1
     for name in ("num_actors", "threads_per_actor"):
         if getattr(args, name) < 1:
             raise InputError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
@@ -99,12 +111,11 @@ def _check_args(args: argparse.Namespace) -> Path:
     return out
 
 
-def _shard_stats(out: Path, fmt: str) -> tuple[list[dict[str, Any]], int, float]:
-    """Shard files with row counts, total rows, fsum of scores (read back from disk)."""
+def _shard_stats(out: Path, fmt: str) -> tuple[list[dict[str, Any]], list[float]]:
+    """Shard files with row counts, and every score (read back from disk)."""
     import pyarrow.parquet as pq
 
     shards: list[dict[str, Any]] = []
-    total, score_sum = 0, 0.0
     sums: list[float] = []
     suffix = ".parquet" if fmt == "parquet" else ".jsonl"
     for path in sorted(out.glob(f"*{suffix}")):
@@ -114,10 +125,8 @@ def _shard_stats(out: Path, fmt: str) -> tuple[list[dict[str, Any]], int, float]
             with open(path, encoding="utf-8") as f:
                 scores = [json.loads(line)["score"] for line in f if line.strip()]
         shards.append({"path": path.name, "rows": len(scores)})
-        total += len(scores)
         sums.extend(scores)
-    score_sum = math.fsum(sums)
-    return shards, total, score_sum
+    return shards, sums
 
 
 def reject_ray_options(args: argparse.Namespace) -> None:
@@ -128,7 +137,7 @@ def reject_ray_options(args: argparse.Namespace) -> None:
             ("--address", args.address is not None),
             ("--output-dir", args.output_dir is not None),
             ("--num-actors", args.num_actors != 2),
-            ("--threads-per-actor", args.threads_per_actor != 1),
+            ("--threads-per-actor", args.threads_per_actor is not None),
             ("--shard-format", args.shard_format != "parquet"),
         )
         if on
@@ -155,15 +164,10 @@ def run_ray(args: argparse.Namespace) -> int:
         ds = dataset_from_pairs(
             [p.id for p in pairs], [p.reference for p in pairs], [p.hypothesis for p in pairs]
         )
+        options = options_from_args(args, threads=args.threads_per_actor)
         scored = score_dataset(
             ds,
-            checkpoint=args.checkpoint,
-            revision=args.revision,
-            variant=args.variant,
-            analyzer=args.analyzer,
-            head=getattr(args, "head", None),
-            tie_breaker=getattr(args, "tie_breaker", None),
-            decode=getattr(args, "decode", None),
+            options,
             num_actors=args.num_actors,
             threads_per_actor=args.threads_per_actor,
             batch_size=args.batch_size,
@@ -184,15 +188,15 @@ def run_ray(args: argparse.Namespace) -> int:
             if cause is not None:
                 raise type(cause)(str(cause)) from e
             raise
-        shards, n_rows, score_sum = _shard_stats(out, args.shard_format)
+        shards, scores = _shard_stats(out, args.shard_format)
+        n_rows = len(scores)
         if n_rows != len(pairs):
             raise SitarError(
                 f"the shards in {out} hold {n_rows} rows for {len(pairs)} input pairs; "
                 "the run lost or duplicated rows and no manifest was written"
             )
-        system = score_sum / n_rows if n_rows else math.nan
+        system = system_score(scores)
         from sitar._version import __version__
-        from sitar.scorer import AGGREGATION
 
         manifest = {
             "format": MANIFEST_FORMAT,
@@ -211,12 +215,7 @@ def run_ray(args: argparse.Namespace) -> int:
                 "num_actors": args.num_actors,
                 "threads_per_actor": args.threads_per_actor,
                 "batch_size": args.batch_size,
-                "checkpoint": args.checkpoint,
-                "variant": args.variant,
-                "analyzer": args.analyzer,
-                "head": getattr(args, "head", None),
-                "tie_breaker": getattr(args, "tie_breaker", None),
-                "decode": getattr(args, "decode", None),
+                "scorer": options.to_dict(),
                 "address": args.address,
                 "input": _describe_input(args),
                 "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),

@@ -17,11 +17,11 @@ import shutil
 import tempfile
 from typing import TYPE_CHECKING
 
-from sitar.checkpoint import ONNX_VARIANTS
-from sitar.commands._model import add_gap_head_arguments
 from sitar.errors import InputError, MissingDependencyError
+from sitar.options import add_scorer_arguments, options_from_args
 
 if TYPE_CHECKING:
+    from sitar.options import ScorerOptions
     from sitar.serve.config import ServeConfig
 
 __all__ = ["build_config", "register", "run"]
@@ -38,17 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     model = parser.add_argument_group("model (as in `sitar score`)")
-    model.add_argument("--checkpoint", metavar="PATH_OR_HUB_ID", default=None)
-    model.add_argument("--revision", default=None)
-    model.add_argument("--variant", choices=ONNX_VARIANTS, default=None)
-    model.add_argument("--analyzer", default=None)
-    add_gap_head_arguments(model)
-    model.add_argument(
-        "--threads",
-        type=int,
-        default=None,
-        metavar="N",
-        help="ONNX Runtime threads per worker (default: ONNX Runtime's choice with one "
+    add_scorer_arguments(
+        model,
+        threads_help="ONNX Runtime threads per worker (default: ONNX Runtime's choice with one "
         "worker, cores / workers with several)",
     )
     model.add_argument(
@@ -164,13 +156,7 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
     from sitar.serve.config import ServeConfig
 
     return ServeConfig(
-        checkpoint=args.checkpoint,
-        revision=args.revision,
-        variant=args.variant,
-        analyzer=args.analyzer,
-        tie_breaker=args.tie_breaker,
-        decode=args.decode,
-        threads=args.threads,
+        scorer=options_from_args(args),
         batch_size=args.batch_size,
         host=args.host,
         port=args.port,
@@ -189,9 +175,37 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
     )
 
 
+def check_scorer_options(options: ScorerOptions) -> None:
+    """Fail now, not in every worker, on options the checkpoint cannot honour: a gap head, a
+    tie-breaker or a decoding rule for a checkpoint that scores with its pair head (as
+    :class:`~sitar.scorer.Scorer` decides it), or a missing graph variant."""
+    from sitar.checkpoint import CheckpointConfig, resolve_checkpoint
+    from sitar.scorer import default_head
+
+    checkpoint = CheckpointConfig.load(
+        resolve_checkpoint(
+            options.checkpoint,
+            revision=options.revision,
+            include_torch=options.backend == "torch",
+        )
+    )
+    onnx = checkpoint.onnx
+    gap_aware = "gap_index" in onnx.inputs and "gap_logits" in onnx.outputs
+    if options.head == "gaps" and not gap_aware:
+        raise InputError(
+            f"--head gaps: checkpoint {checkpoint.name!r} has no gap head; use --head pair"
+        )
+    head = options.head or default_head(checkpoint, gap_aware=gap_aware)
+    if (options.tie_breaker is not None or options.decode is not None) and head != "gaps":
+        raise InputError(
+            f"--tie-breaker and --decode apply to the gap head; checkpoint {checkpoint.name!r} "
+            "scores with its pair head"
+        )
+    if options.backend == "onnx":
+        checkpoint.resolve_variant(options.variant)
+
+
 def run(args: argparse.Namespace) -> int:
-    from sitar.checkpoint import CheckpointConfig
-    from sitar.scorer import default_head, resolve_checkpoint
     from sitar.serve.config import CONFIG_ENV, read_api_key
 
     for package in ("uvicorn", "starlette", "prometheus_client"):
@@ -202,27 +216,14 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     config = build_config(args)
-    if config.workers > 1 and config.threads is None:
+    if config.workers > 1 and config.scorer.threads is None and config.scorer.backend == "onnx":
         # N sessions that each use every core would oversubscribe the CPU: share the cores.
         import dataclasses
 
-        config = dataclasses.replace(
-            config, threads=max(1, (os.cpu_count() or 1) // config.workers)
-        )
+        threads = max(1, (os.cpu_count() or 1) // config.workers)
+        config = dataclasses.replace(config, scorer=config.scorer.replace(threads=threads))
     read_api_key(config)  # fail now on a missing or empty key, not in every worker
-    checkpoint = CheckpointConfig.load(
-        resolve_checkpoint(config.checkpoint, revision=config.revision)
-    )
-    if config.tie_breaker is not None or config.decode is not None:
-        # Fail now, not in every worker: a tie-breaker or decoding rule needs a checkpoint that
-        # scores with its gap head (as Scorer.load decides it).
-        onnx = checkpoint.onnx
-        gap_aware = "gap_index" in onnx.inputs and "gap_logits" in onnx.outputs
-        if default_head(checkpoint, gap_aware=gap_aware) != "gaps":
-            raise InputError(
-                f"--tie-breaker and --decode apply to the gap head; checkpoint {checkpoint.name!r} scores "
-                "with its pair head"
-            )
+    check_scorer_options(config.scorer)
 
     from sitar.serve.app import configure_logging
 

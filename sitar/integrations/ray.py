@@ -16,6 +16,9 @@ The checkpoint must be loadable on every node: the packaged default (``checkpoin
 is; a local folder must exist at the same path on every node (a shared file system), and a Hugging
 Face id needs the hub cache or network on each node.
 
+The scorer's options are one :class:`~sitar.options.ScorerOptions`, as everywhere else, so every
+option of ``sitar score`` is available here.
+
 ``import sitar.integrations.ray`` does not import Ray; the functions do.
 """
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitar.errors import CheckpointError, InputError, MissingDependencyError, SitarError
+from sitar.options import ScorerOptions
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -64,7 +68,7 @@ class _ScoreBatch:
 
     def __init__(
         self,
-        load_kwargs: dict[str, Any],
+        options: ScorerOptions,
         batch_size: int,
         reference_column: str,
         hypothesis_column: str,
@@ -73,7 +77,7 @@ class _ScoreBatch:
     ) -> None:
         from sitar.scorer import Scorer
 
-        self.scorer = Scorer.load(**load_kwargs)
+        self.scorer = Scorer.load(options)
         if self.scorer.signature != expected_signature:
             raise CheckpointError(
                 "a Ray actor's scorer has another signature than the driver's: "
@@ -143,6 +147,7 @@ def _json_safe(obj: Any) -> Any:
 
 def score_dataset(
     dataset: Any,
+    options: ScorerOptions | None = None,
     *,
     checkpoint: str | None = None,
     revision: str | None = None,
@@ -161,13 +166,32 @@ def score_dataset(
 ) -> RayScored:
     """Score every row of ``dataset`` (a ``ray.data.Dataset``) with an actor pool.
 
-    ``num_actors`` actors each hold one ONNX session with ``threads_per_actor`` threads (and
-    reserve as many Ray CPUs); each receives ``rows_per_batch`` rows at a time and scores them
-    with ``Scorer.score(..., batch_size=batch_size)``. Other columns (ids) are kept. Returns a
-    :class:`RayScored`; the dataset is lazy, as Ray datasets are (write it, iterate it or
-    ``materialize()`` it). The checkpoint options (``checkpoint``, ``revision``, ``variant``,
-    ``analyzer``, ``head``, ``tie_breaker``, ``decode``) are those of :meth:`Scorer.load`.
+    ``options`` (:class:`~sitar.options.ScorerOptions`) are those of :meth:`Scorer.load`; each
+    actor's thread count is ``threads_per_actor`` (``options.threads`` is replaced by it). The
+    keywords ``checkpoint``, ``revision``, ``variant``, ``analyzer``, ``head``, ``tie_breaker``
+    and ``decode`` are the older spelling of the same options (not together with ``options``).
+    ``num_actors`` actors each hold one model with ``threads_per_actor`` threads (and reserve as
+    many Ray CPUs; a torch device ``cuda...`` reserves one GPU per actor); each receives
+    ``rows_per_batch`` rows at a time and scores them with ``Scorer.score(...,
+    batch_size=batch_size)``. Other columns (ids) are kept. Returns a :class:`RayScored`; the
+    dataset is lazy, as Ray datasets are (write it, iterate it or ``materialize()`` it).
     """
+    legacy: dict[str, Any] = {
+        "checkpoint": checkpoint,
+        "revision": revision,
+        "variant": variant,
+        "analyzer": analyzer,
+        "head": head,
+        "tie_breaker": tie_breaker,
+        "decode": decode,
+    }
+    if options is None:
+        options = ScorerOptions(**legacy)
+    elif not isinstance(options, ScorerOptions):
+        raise InputError(f"options must be a ScorerOptions, got {type(options).__name__}")
+    elif any(v is not None for v in legacy.values()):
+        given = sorted(k for k, v in legacy.items() if v is not None)
+        raise InputError(f"pass either options or the keywords {given}, not both")
     ray = _ray()
     for name, value in (
         ("num_actors", num_actors),
@@ -194,21 +218,13 @@ def score_dataset(
         )
     from sitar.scorer import Scorer
 
-    load_kwargs: dict[str, Any] = {
-        "path_or_hub_id": checkpoint,
-        "revision": revision,
-        "variant": variant,
-        "analyzer": analyzer,
-        "threads": threads_per_actor,
-        "head": head,
-        "tie_breaker": tie_breaker,
-        "decode": decode,
-    }
-    signature = Scorer.load(**load_kwargs).signature  # fail fast here, not in every actor
+    options = options.replace(threads=threads_per_actor)
+    signature = Scorer.load(options).signature  # fail fast here, not in every actor
+    gpus = 1 if options.backend == "torch" and str(options.device or "").startswith("cuda") else 0
     scored = dataset.map_batches(
         _ScoreBatch,
         fn_constructor_kwargs={
-            "load_kwargs": load_kwargs,
+            "options": options,
             "batch_size": batch_size,
             "reference_column": reference_column,
             "hypothesis_column": hypothesis_column,
@@ -222,6 +238,7 @@ def score_dataset(
         # a dataset of one block runs on one actor, see dataset_from_pairs).
         compute=ray.data.ActorPoolStrategy(size=num_actors, max_tasks_in_flight_per_actor=2),
         num_cpus=threads_per_actor,
+        num_gpus=gpus,
     )
     return RayScored(dataset=scored, signature=signature)
 

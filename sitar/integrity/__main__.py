@@ -9,18 +9,19 @@ imports :mod:`sitar.checkpoint`, which imports :mod:`sitar.integrity`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
+from sitar._main import ArgumentParser, tool_main
 from sitar.cli import main as sitar_main
 
 #: The old action names and the ``sitar checkpoint`` actions they became.
 ACTIONS = {"write": "sign", "verify": "verify"}
 
 
+@tool_main("python -m sitar.integrity")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m sitar.integrity",
         description="Deprecated: use `sitar checkpoint sign|verify FOLDER...`.",
     )

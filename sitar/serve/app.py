@@ -189,16 +189,7 @@ class _State:
     def _load_scorer(self) -> Any:
         from sitar.scorer import Scorer
 
-        c = self.config
-        return Scorer.load(
-            c.checkpoint,
-            variant=c.variant,
-            threads=c.threads,
-            revision=c.revision,
-            analyzer=c.analyzer,
-            tie_breaker=c.tie_breaker,
-            decode=c.decode,
-        )
+        return Scorer.load(self.config.scorer)
 
     def _score(self, references: list[str], hypotheses: list[str]) -> Any:
         return self.scorer.score(

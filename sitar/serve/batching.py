@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitar.errors import InputError, SitarError
+from sitar.result import system_score
 
 __all__ = [
     "BatchStats",
@@ -79,11 +79,8 @@ def slice_result(result: Any, start: int, stop: int) -> Any:
         value = getattr(result, f.name)
         if isinstance(value, tuple) and len(value) == n:
             changes[f.name] = value[start:stop]
-    scores = changes["scores"]
-    # The same float summation as Scorer.score (np.mean over the per-pair scores).
-    import numpy as np
-
-    changes["system_score"] = float(np.mean(scores)) if scores else math.nan
+    # The one system-score rule (the scorer's own, exact and order-independent).
+    changes["system_score"] = system_score(changes["scores"])
     return dataclasses.replace(result, **changes)
 
 

@@ -1,7 +1,7 @@
 """Configuration of ``sitar serve``: one frozen dataclass, passed to every worker process.
 
-:class:`ServeConfig` holds everything a worker needs to build the app (checkpoint options, batching,
-limits, security). It travels to uvicorn's worker processes as JSON in the environment variable
+:class:`ServeConfig` holds everything a worker needs to build the app (the scorer's
+:class:`~sitar.options.ScorerOptions`, batching, limits, security). It travels to uvicorn's worker processes as JSON in the environment variable
 :data:`CONFIG_ENV` (workers are spawned and import the app by name, so they cannot receive Python
 objects). The API key itself never travels in the config: only the file or environment variable
 it is read from, so the key does not appear in process listings, logs or the config dump.
@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sitar.errors import InputError
+from sitar.options import ScorerOptions
 
 __all__ = ["API_KEY_ENV", "CONFIG_ENV", "ServeConfig", "read_api_key"]
 
@@ -30,14 +31,8 @@ API_KEY_ENV = "SITAR_API_KEY"
 class ServeConfig:
     """Settings of one ``sitar serve`` deployment (see ``sitar serve --help`` for each field)."""
 
-    # model (the options of `sitar score`)
-    checkpoint: str | None = None
-    revision: str | None = None
-    variant: str | None = None
-    analyzer: str | None = None
-    tie_breaker: int | None = None
-    decode: str | None = None
-    threads: int | None = None
+    # model: every option of `sitar score` (sitar.options.ScorerOptions), and the batch size
+    scorer: ScorerOptions = field(default_factory=ScorerOptions)
     batch_size: int = 32
     # network and processes
     host: str = "127.0.0.1"
@@ -71,12 +66,8 @@ class ServeConfig:
                 raise InputError(f"{name} must be a positive number of seconds, got {value!r}")
         if not isinstance(self.max_wait_ms, (int, float)) or not self.max_wait_ms >= 0:
             raise InputError(f"max_wait_ms must be >= 0, got {self.max_wait_ms!r}")
-        if self.tie_breaker is not None and (
-            isinstance(self.tie_breaker, bool) or self.tie_breaker not in (2, 3)
-        ):
-            raise InputError(f"tie_breaker must be 2, 3 or None, got {self.tie_breaker!r}")
-        if self.decode is not None and self.decode not in ("mean", "median"):
-            raise InputError(f"decode must be 'mean', 'median' or None, got {self.decode!r}")
+        if not isinstance(self.scorer, ScorerOptions):
+            raise InputError(f"scorer must be a ScorerOptions, got {type(self.scorer).__name__}")
         if not 0 <= self.port <= 65535:
             raise InputError(f"port must be in 0..65535, got {self.port}")
         if self.max_queue_pairs < self.max_pairs_per_request:
@@ -94,17 +85,20 @@ class ServeConfig:
         return self.max_pairs_per_request * 2 * (self.max_chars_per_text * 6 + 64) + 4096
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+        return json.dumps(self.public_dict(), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> ServeConfig:
         data: dict[str, Any] = json.loads(text)
         data["cors_origins"] = tuple(data.get("cors_origins", ()))
+        data["scorer"] = ScorerOptions.from_dict(data.get("scorer", {}))
         return cls(**data)
 
     def public_dict(self) -> dict[str, Any]:
         """The settings safe to log or return (all of them: the key is never stored here)."""
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        data["scorer"] = self.scorer.to_dict()
+        return data
 
 
 def read_api_key(config: ServeConfig) -> str | None:

@@ -549,7 +549,7 @@ def test_cli_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     bad.write_text('[{"id": "a", "voice": "en-us+f5", "beam": 5}]', encoding="utf-8")
     assert main(["build", str(tmp_path / "out"), "--systems", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: a: beam must be") and "\n" not in err
+    assert err.startswith("python -m annotation.asr: error: a: beam must be") and "\n" not in err
     assert main(["export", str(tmp_path / "nothing")]) == 2
     assert "run `python -m annotation.asr build` first" in capsys.readouterr().err
 

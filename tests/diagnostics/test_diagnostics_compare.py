@@ -205,6 +205,8 @@ def test_compare_command_table_and_json(tmp_path, tiny_scorer, corpus, capsys, m
         "5",
         "--bootstrap",
         "200",
+        "--format",
+        "kaldi",
     ]
     args = _compare_parser().parse_args([*common, "--groups", str(tmp_path / "groups.txt")])
     assert run(args) == 0
@@ -229,9 +231,25 @@ def test_compare_command_input_errors(tmp_path):
     ref = _write_kaldi(tmp_path / "ref.txt", {"u1": "a b", "u2": "c d"})
     hyp = _write_kaldi(tmp_path / "h.txt", {"u1": "a b", "u3": "c d"})
     args = _compare_parser().parse_args(
-        ["compare", "--ref-file", ref, "--system", f"A={hyp}", "--system", f"B={ref}"]
+        [
+            "compare",
+            "--ref-file",
+            ref,
+            "--system",
+            f"A={hyp}",
+            "--system",
+            f"B={ref}",
+            "--format",
+            "kaldi",
+        ]
     )
     with pytest.raises(InputError, match="'u2'.*'u3'"):
+        run(args)
+    # without --format, such files (every line a different id-like first word) are ambiguous
+    args = _compare_parser().parse_args(
+        ["compare", "--ref-file", ref, "--system", f"A={hyp}", "--system", f"B={ref}"]
+    )
+    with pytest.raises(InputError, match="--format text or --format kaldi"):
         run(args)
     args = _compare_parser().parse_args(["compare", "--ref-file", ref, "--system", f"A={hyp}"])
     with pytest.raises(InputError, match="at least two"):

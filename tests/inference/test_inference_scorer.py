@@ -16,17 +16,13 @@ import pytest
 from tiny_pairs import HYPS, REFS
 
 from sitar.cgd import segment
+from sitar.checkpoint import resolve_checkpoint
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
-from sitar.scorer import (
-    AGGREGATION,
-    Scorer,
-    ScoreResult,
-    _Windower,
-    combine_window_scores,
-    resolve_checkpoint,
-)
+from sitar.scorer import AGGREGATION, Scorer, ScoreResult
 from sitar.signature import parse_signature
 from sitar.targets import score_from_tiers
+from sitar.windows import Windower as _Windower
+from sitar.windows import combine_window_scores
 
 # Pinned normalised scores (tests/fixtures/make_tiny_onnx.py, seed 20261129): pair 2 is clipped
 # at 0 (raw -0.026) and pair 4 at 7/3 (raw 2.41).

@@ -251,7 +251,9 @@ def test_cli_engine_ray_passes_the_gap_head_options(local_ray, tmp_path, capsys)
     assert main(argv) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert "|dec:median|" in manifest["signature"]
-    assert manifest["made_by"]["decode"] == "median" and manifest["made_by"]["tie_breaker"] is None
+    scorer = manifest["made_by"]["scorer"]  # every ScorerOptions field, as sitar.options names it
+    assert scorer["decode"] == "median" and scorer["tie_breaker"] is None
+    assert scorer["threads"] == 1 and scorer["backend"] == "onnx"
 
 
 def test_cli_engine_ray_option_errors(tmp_path, capsys):
@@ -267,6 +269,9 @@ def test_cli_engine_ray_option_errors(tmp_path, capsys):
     msg = err([*base, "--engine", "ray", "--output-dir", str(tmp_path / "o"), "--jsonl-out"])
     assert "cannot be combined with --jsonl-out" in msg
     assert "--output-dir only apply with --engine ray" in err([*base, "--output-dir", "x"])
+    out = str(tmp_path / "t")
+    assert "disagree" in err([*base, "--engine", "ray", "--output-dir", out, "--threads", "2",
+                              "--threads-per-actor", "3"])  # fmt: skip
     full = tmp_path / "full"
     full.mkdir()
     (full / "old.parquet").write_text("x")

@@ -12,6 +12,7 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 
 from sitar.integrations.ray import _ScoreBatch
+from sitar.options import ScorerOptions
 from sitar.scorer import Scorer
 
 REFS = [
@@ -28,10 +29,10 @@ HYPS = [
 
 @pytest.mark.parametrize("explain", [False, True])
 def test_gap_head_batch_runs_the_model_once(explain):
-    load = {"threads": 1}
-    expected = Scorer.load(**load)
+    options = ScorerOptions(threads=1)
+    expected = Scorer.load(options)
     assert expected.head == "gaps"
-    actor = _ScoreBatch(load, 8, "ref", "hyp", explain, expected.signature)
+    actor = _ScoreBatch(options, 8, "ref", "hyp", explain, expected.signature)
     calls = []
     analyze = actor.scorer.analyze
     actor.scorer.analyze = lambda **kw: calls.append(1) or analyze(**kw)  # type: ignore[method-assign]

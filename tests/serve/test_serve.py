@@ -335,19 +335,41 @@ def test_bad_startup_options_fail_fast(tmp_path, capsys, monkeypatch):
 
 def test_tie_breaker_reaches_the_scorer():
     from sitar.errors import InputError
+    from sitar.options import ScorerOptions
     from sitar.serve.app import _State
     from sitar.serve.config import ServeConfig
 
-    config = ServeConfig(tie_breaker=2)
-    assert ServeConfig.from_json(config.to_json()).tie_breaker == 2
+    config = ServeConfig(scorer=ScorerOptions(tie_breaker=2))
+    assert ServeConfig.from_json(config.to_json()).scorer.tie_breaker == 2
     scorer = _State(config)._load_scorer()  # the shipped default checkpoint
     assert scorer.tie_breaker == 2 and "|tb:2|" in scorer.signature
     for bad in (1, "3", True):
         with pytest.raises(InputError, match="tie_breaker"):
-            ServeConfig(tie_breaker=bad)
-    config = ServeConfig(decode="median")
-    assert ServeConfig.from_json(config.to_json()).decode == "median"
+            ServeConfig(scorer=ScorerOptions(tie_breaker=bad))
+    config = ServeConfig(scorer=ScorerOptions(decode="median"))
+    assert ServeConfig.from_json(config.to_json()).scorer.decode == "median"
     scorer = _State(config)._load_scorer()
     assert scorer.decode == "median" and "|dec:median|" in scorer.signature
     with pytest.raises(InputError, match="decode"):
-        ServeConfig(decode="mode")
+        ServeConfig(scorer=ScorerOptions(decode="mode"))
+
+
+def test_serve_takes_every_scorer_option(capsys, monkeypatch):
+    """--head, --backend and --device (missing before ScorerOptions) reach the config; a gap
+    head on a checkpoint without one fails before anything listens."""
+    from sitar.cli import build_parser, main
+    from sitar.commands.serve import build_config
+
+    args = build_parser().parse_args(
+        ["serve", "--head", "pair", "--backend", "torch", "--device", "cpu", "--threads", "3"]
+    )
+    options = build_config(args).scorer
+    assert (options.head, options.backend, options.device, options.threads) == (
+        "pair",
+        "torch",
+        "cpu",
+        3,
+    )
+    monkeypatch.delenv("SITAR_API_KEY", raising=False)
+    assert main(["serve", "--checkpoint", str(TINY), "--head", "gaps", "--port", "1"]) == 2
+    assert "has no gap head" in capsys.readouterr().err

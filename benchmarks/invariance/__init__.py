@@ -1,10 +1,10 @@
 """The public invariance suite (issue #28): its two hand-written JSONL files and their loader.
 
-``tests/data/invariance/format_pairs.jsonl``: a reference as written (cased, punctuated, digits,
+``benchmarks/invariance/format_pairs.jsonl``: a reference as written (cased, punctuated, digits,
 symbols) against the same words as a recognizer writes them (lowercase, no punctuation, numbers
 spoken). Expected: no gap after :func:`sitar.normalize.normalize_pair`, so tier ``T0``.
 
-``tests/data/invariance/flips.jsonl``: lowercase unpunctuated pairs with one real change of value
+``benchmarks/invariance/flips.jsonl``: lowercase unpunctuated pairs with one real change of value
 (magnitude words, digits, units, times, dates, amounts in long sentences) or of a contrast word
 (enable/disable, lock/unlock, buy/sell, ... and phonetic neighbours). Expected: tier ``T2`` or
 ``T1`` as given, and at least one gap after normalisation.
@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-SUITE_DIR = Path(__file__).parent / "data" / "invariance"
+SUITE_DIR = Path(__file__).parent
 FILES = {"format": "format_pairs.jsonl", "flips": "flips.jsonl"}
 _FIELDS = ("id", "category", "reference", "hypothesis", "expected", "reason")
 _TIERS = {"format": {"T0"}, "flips": {"T1", "T2"}}
