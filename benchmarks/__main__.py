@@ -23,6 +23,12 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "report": ("bench_report", "sitar report at 10,000 utterances (build, size, browser)"),
     "serve": ("bench_serve", "load test of sitar serve vs offline scoring"),
     "ray": ("bench_ray", "Ray scoring overhead vs Scorer.score"),
+    "severity": (
+        "severity.run",
+        "real recognizer output: each metric against blind readers' severity (AUC, Spearman, A/B)",
+    ),
+    "severity-labels": ("severity.labels", "the severity benchmark's reader sheets -> labels"),
+    "normalizer-choice": ("normalizer_choice", "normaliser candidates on the invariance suite"),
 }
 
 

@@ -41,6 +41,8 @@ class _Scores:
     scores: np.ndarray  # (n,) float64, normalised
     n_inputs: np.ndarray  # (n,) int: model inputs per pair (0 for identical pairs); -1 unknown
     signature: str
+    #: ``swer`` numerators and lengths per pair (a gap-head scorer), else None.
+    swer_parts: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def _predict_fn_signature(analyzer: str = "none") -> str:
@@ -61,6 +63,7 @@ def _score(
 ) -> _Scores:
     """Score pairs with a scorer (``.score``) or a ``predict_fn``; validate the result."""
     n = len(references)
+    swer_parts: tuple[np.ndarray, np.ndarray] | None = None
     if hasattr(source, "score") and callable(source.score):
         kwargs: dict[str, Any] = {"batch_size": batch_size}
         if progress:
@@ -69,6 +72,9 @@ def _score(
         values = np.asarray(result.scores, dtype=np.float64).reshape(-1)
         n_inputs = np.asarray(getattr(result, "n_windows", [-1] * n), dtype=np.int64)
         sig = signature or str(result.signature)
+        nums, lens = getattr(result, "swer_numerators", None), getattr(result, "swer_lengths", None)
+        if nums is not None and lens is not None:
+            swer_parts = (np.asarray(nums, dtype=np.float64), np.asarray(lens, dtype=np.float64))
     elif callable(source):
         returned = source(list(references), list(hypotheses))
         try:
@@ -102,7 +108,7 @@ def _score(
             "the score source returned scores outside [0, 1] or non-finite ones; a predict_fn "
             "must return normalised scores (raw / (7/3), clipped to [0, 1])"
         )
-    return _Scores(values, n_inputs, sig)
+    return _Scores(values, n_inputs, sig, swer_parts)
 
 
 def _check_texts(name: str, items: Any) -> list[str]:

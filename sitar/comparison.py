@@ -47,6 +47,7 @@ __all__ = [
     "join_by_id",
     "meaning_critical_rate",
     "paired_bootstrap",
+    "ratio_bootstrap",
     "word_error_counts",
 ]
 
@@ -170,9 +171,12 @@ class SystemSummary:
     ci: tuple[float, float]
     meaning_critical_rate: float
     wer: float | None
+    #: The corpus ``swer`` (:mod:`sitar.swer`) with its bootstrap interval, when the scorer gives it.
+    swer: float | None = None
+    swer_ci: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "n": self.n,
             "mean": _json(self.mean),
@@ -180,6 +184,10 @@ class SystemSummary:
             "meaning_critical_rate": _json(self.meaning_critical_rate),
             "wer": None if self.wer is None else _json(self.wer),
         }
+        if self.swer is not None:
+            out["swer"] = _json(self.swer)
+            out["swer_ci"] = None if self.swer_ci is None else [_json(x) for x in self.swer_ci]
+        return out
 
 
 def _json(x: float) -> float | None:
@@ -400,8 +408,12 @@ def _render_rows(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _system_table(systems: Sequence[SystemSummary], pct: str) -> list[str]:
     header = ["system", "n", "mean", f"{pct}% CI", "MCR", "WER"]
-    rows = [
-        [
+    with_swer = any(s.swer is not None for s in systems)
+    if with_swer:
+        header += ["swer", f"swer {pct}% CI"]
+    rows = []
+    for s in systems:
+        row = [
             s.name,
             str(s.n),
             _fmt(s.mean),
@@ -409,8 +421,10 @@ def _system_table(systems: Sequence[SystemSummary], pct: str) -> list[str]:
             _fmt(s.meaning_critical_rate, ".3f"),
             _fmt(s.wer, ".3f"),
         ]
-        for s in systems
-    ]
+        if with_swer:
+            ci = s.swer_ci or (math.nan, math.nan)
+            row += [_fmt(s.swer, ".3f"), f"[{_fmt(ci[0], '.3f')}, {_fmt(ci[1], '.3f')}]"]
+        rows.append(row)
     return _render_rows(header, rows)
 
 
@@ -473,6 +487,33 @@ def join_by_id(
     return ids, joined
 
 
+def ratio_bootstrap(
+    numerators: np.ndarray,
+    lengths: np.ndarray,
+    *,
+    n_bootstrap: int,
+    seed: int | Sequence[int],
+    confidence: float,
+) -> tuple[float, tuple[float, float]]:
+    """A micro rate (``sum(numerators) / sum(lengths)``, as WER and ``swer`` are) and its
+    percentile bootstrap interval over utterances (``nan`` for an empty total length)."""
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(lengths, dtype=np.float64)
+    total = float(den.sum())
+    value = float(num.sum()) / total if total > 0 else math.nan
+    if num.size == 0 or n_bootstrap < 1:
+        return value, (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, num.size, size=(n_bootstrap, num.size))  # (B, n)
+    d = den[idx].sum(axis=1)
+    rates = np.where(d > 0, num[idx].sum(axis=1) / np.where(d > 0, d, 1.0), np.nan)
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = (
+        np.nanquantile(rates, [alpha, 1.0 - alpha]) if np.isfinite(rates).any() else (math.nan,) * 2
+    )
+    return value, (float(lo), float(hi))
+
+
 def compare_scores(
     scores: Mapping[str, Sequence[float] | np.ndarray],
     *,
@@ -483,11 +524,15 @@ def compare_scores(
     seed: int = 0,
     confidence: float = 0.95,
     signature: str,
+    swer_parts: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Comparison:
     """Statistics of precomputed per-utterance normalised scores (see :func:`compare`).
 
     ``word_errors[name]`` = per-utterance ``(errors, reference_words)`` from
-    :func:`word_error_counts`; without it the WER column is None. Every id needs a group; ids
+    :func:`word_error_counts`; without it the WER column is None. ``swer_parts[name]`` =
+    per-utterance ``swer`` ``(numerators, lengths)`` (:class:`~sitar.result.ScoreResult`); with it
+    each system also gets its corpus ``swer`` and a bootstrap interval (:func:`ratio_bootstrap`, the
+    same seed). Every id needs a group; ids
     of ``groups`` that are not in ``ids`` are ignored and counted in
     ``extra["group_ids_not_in_utterances"]``. Groups are bootstrapped
     separately with seeds ``[seed, k]`` (``k`` = 1-based rank of the group name in sorted order),
@@ -530,6 +575,13 @@ def compare_scores(
                 err, words = word_errors[k]
                 wer = _wer(np.asarray(err)[index], np.asarray(words)[index])
             values = sub[k]
+            swer = swer_ci = None
+            if swer_parts is not None and k in swer_parts:
+                num, den = swer_parts[k]
+                swer, swer_ci = ratio_bootstrap(
+                    np.asarray(num)[index], np.asarray(den)[index], n_bootstrap=n_bootstrap,
+                    seed=rng_seed, confidence=confidence,
+                )  # fmt: skip
             summaries.append(
                 SystemSummary(
                     name=k,
@@ -538,6 +590,8 @@ def compare_scores(
                     ci=cis[k],
                     meaning_critical_rate=meaning_critical_rate(values),
                     wer=wer,
+                    swer=swer,
+                    swer_ci=swer_ci,
                 )
             )
         return tuple(summaries), tuple(pairs)
@@ -606,6 +660,12 @@ def compare(
     word_errors = None
     if wer:
         word_errors = {k: word_error_counts(references=refs, hypotheses=joined[k]) for k in names}
+    swer_parts = None
+    if scored.swer_parts is not None:
+        nums, lens = scored.swer_parts
+        swer_parts = {
+            k: (nums[s * n : (s + 1) * n], lens[s * n : (s + 1) * n]) for s, k in enumerate(names)
+        }
     return compare_scores(
         per_system,
         ids=ids,
@@ -615,4 +675,5 @@ def compare(
         seed=seed,
         confidence=confidence,
         signature=scored.signature,
+        swer_parts=swer_parts,
     )

@@ -370,6 +370,19 @@ def build_report(
             ]
             for k in names
         }
+    # swer needs the scoring pass's own per-gap tiers (a gap head): with rescored tiers it would
+    # not be the scorer's swer, so the report leaves it out then.
+    swer_parts = utterance_swer = None
+    if explained and all(e.method == "gaps" for e in explained):
+        import numpy as np
+
+        from sitar.swer import explanation_swer, pair_value
+
+        parts = {k: [explanation_swer(e) for e in per_system[k]] for k in names}
+        swer_parts = {
+            k: (np.array([p[0] for p in v]), np.array([p[1] for p in v])) for k, v in parts.items()
+        }
+        utterance_swer = {k: [pair_value(*p) for p in v] for k, v in parts.items()}
     comparison = compare_scores(
         {k: [e.score for e in per_system[k]] for k in names},
         ids=ids,
@@ -379,12 +392,14 @@ def build_report(
         seed=seed,
         confidence=confidence,
         signature=explained[0].signature if explained else (signature or ""),
+        swer_parts=swer_parts,
     )
     return render_report(
         ids=ids,
         explanations=per_system,
         comparison=comparison,
         utterance_wer=utterance_wer,
+        utterance_swer=utterance_swer,
         title=title,
     )
 

@@ -51,9 +51,38 @@ class ScoreResult:
     system_score: float
     aggregation: str
     signature: str
+    #: ``swer`` parts of each pair (gap head only, else None): the tier-weighted extent of its gaps
+    #: and the reference length in the same unit (:mod:`sitar.swer`). Slicing keeps them per pair,
+    #: so a slice's :attr:`system_swer` is its own corpus value.
+    swer_numerators: tuple[float, ...] | None = None
+    swer_lengths: tuple[float, ...] | None = None
+    #: What the ``swer`` values were computed with (``swer-1:t1=...,ext=...``), or None.
+    swer_version: str | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
+
+    @property
+    def swer(self) -> tuple[float, ...] | None:
+        """Each pair's ``swer`` (numerator over length; see :func:`sitar.swer.pair_value`), or
+        None without a gap head."""
+        if self.swer_numerators is None or self.swer_lengths is None:
+            return None
+        from sitar.swer import pair_value
+
+        return tuple(
+            pair_value(n, d) for n, d in zip(self.swer_numerators, self.swer_lengths, strict=True)
+        )
+
+    @property
+    def system_swer(self) -> float | None:
+        """The corpus ``swer``: the sum of numerators over the sum of lengths, as WER's is
+        (``nan`` for no pairs or an empty total length; None without a gap head)."""
+        if self.swer_numerators is None or self.swer_lengths is None:
+            return None
+        from sitar.swer import corpus_swer
+
+        return corpus_swer(zip(self.swer_numerators, self.swer_lengths, strict=True))
 
     @property
     def n_identical(self) -> int:
@@ -77,4 +106,15 @@ class ScoreResult:
             "n_identical": self.n_identical,
             "n_windowed": self.n_windowed,
             "signature": self.signature,
+            **self._swer_dict(),
+        }
+
+    def _swer_dict(self) -> dict[str, Any]:
+        if self.swer is None:
+            return {}
+        system = self.system_swer
+        return {
+            "swer": list(self.swer),
+            "system_swer": None if system is None or math.isnan(system) else system,
+            "swer_version": self.swer_version,
         }

@@ -53,6 +53,7 @@ from sitar.checkpoint import CheckpointConfig
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.options import HEADS, ScorerOptions
 from sitar.result import AGGREGATION, ScoreResult, system_score
+from sitar.swer import SWER_DEFAULT, pair_length, pair_swer
 from sitar.windows import Spans, Windower, marked_item, norms, window_item
 
 if TYPE_CHECKING:
@@ -391,6 +392,14 @@ class Scorer:
         raw = [a.raw for a in analyses]
         scores = tuple(r / scale for r in raw)
         system = system_score(scores)
+        parts = [a.swer for a in analyses]
+        swer: dict[str, Any] = {}
+        if self.head == "gaps" and all(p is not None for p in parts):
+            swer = {
+                "swer_numerators": tuple(p[0] for p in parts if p is not None),
+                "swer_lengths": tuple(p[1] for p in parts if p is not None),
+                "swer_version": SWER_DEFAULT.version,
+            }
         return ScoreResult(
             scores=scores,
             raw=tuple(raw),
@@ -400,6 +409,7 @@ class Scorer:
             system_score=system,
             aggregation=AGGREGATION,
             signature=self.signature,
+            **swer,
         )
 
     def analyze(
@@ -569,7 +579,8 @@ class Scorer:
         rho = self.config.rho
         for i in range(n):
             if identical[i]:
-                results.append(PairAnalysis(0.0, True, False, 0, None, ()))
+                length = pair_length(norms(refs[i]), SWER_DEFAULT.extent)
+                results.append(PairAnalysis(0.0, True, False, 0, None, (), (0.0, length)))
                 continue
             gaps = tuple(predict_gaps(expected[i]))
             u = 0.0
@@ -583,7 +594,8 @@ class Scorer:
                         window_gaps = [gaps[k] for k in window.gap_ids]
                         u = max(u, tie_fraction(window_gaps, pair_raw=out.score, rho=rho))
             raw = aggregate(gaps, u=u, rho=rho)[0]
-            results.append(PairAnalysis(raw, False, windowed[i], n_windows[i], segs[i], gaps))
+            swer = pair_swer(segs[i], [g.tier for g in gaps], SWER_DEFAULT)
+            results.append(PairAnalysis(raw, False, windowed[i], n_windows[i], segs[i], gaps, swer))
         return tuple(results)
 
     # -- shared ---------------------------------------------------------------------------------------
@@ -702,6 +714,9 @@ class PairAnalysis:
     n_windows: int
     segmentation: Segmentation | None
     gaps: tuple[GapPrediction, ...] | None
+    #: ``(numerator, length)`` of the pair's ``swer`` (:func:`sitar.swer.pair_swer`) with the gap
+    #: head, else None.
+    swer: tuple[float, float] | None = None
 
 
 def _progress_bar(total: int, label: bool | str = True) -> Any:

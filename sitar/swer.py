@@ -47,10 +47,12 @@ __all__ = [
     "SWER_DEFAULT",
     "SwerParams",
     "corpus_swer",
+    "explanation_swer",
     "gap_extent",
     "pair_length",
     "pair_swer",
     "pair_value",
+    "swer_parts",
 ]
 
 #: Extent measures, in documentation order.
@@ -116,23 +118,49 @@ def pair_length(ref_norms: Sequence[str], extent: str) -> float:
 def pair_swer(
     segmentation: Any, tiers: Sequence[int], params: SwerParams = SWER_DEFAULT
 ) -> tuple[float, float]:
-    """``(numerator, length)`` of one pair from its CGD segmentation and one nominal tier per gap.
+    """``(numerator, length)`` of one pair from its CGD segmentation (a
+    :class:`sitar.Segmentation`: its tokens carry the normalised forms, its gaps the token
+    intervals) and one nominal tier per gap."""
+    return swer_parts(
+        [t.norm for t in segmentation.ref_tokens],
+        [t.norm for t in segmentation.hyp_tokens],
+        [(g.ref_tokens, g.hyp_tokens) for g in segmentation.gaps],
+        tiers,
+        params,
+    )
 
-    ``segmentation`` is a :class:`sitar.Segmentation` (its ``ref_tokens``/``hyp_tokens`` carry the
-    normalised forms, its gaps the token intervals); ``None`` stands for an identical pair and needs
-    the reference tokens' count, so pass the segmentation whenever there is one."""
-    ref_norms = [t.norm for t in segmentation.ref_tokens]
-    hyp_norms = [t.norm for t in segmentation.hyp_tokens]
-    gaps = segmentation.gaps
-    if len(tiers) != len(gaps):
-        raise InputError(f"one tier per gap is needed: {len(gaps)} gaps, {len(tiers)} tiers")
+
+def explanation_swer(explanation: Any, params: SwerParams = SWER_DEFAULT) -> tuple[float, float]:
+    """``(numerator, length)`` of an :class:`~sitar.diagnostics.Explanation` from its gaps'
+    estimated tiers (the scoring pass's own tiers when ``explanation.method == "gaps"``, so the
+    value then equals :attr:`sitar.result.ScoreResult.swer`'s)."""
+    from sitar.text import tokenize
+
+    return swer_parts(
+        [t.norm for t in tokenize(explanation.reference)],
+        [t.norm for t in tokenize(explanation.hypothesis)],
+        [(g.gap.ref_tokens, g.gap.hyp_tokens) for g in explanation.gaps],
+        [g.tier for g in explanation.gaps],
+        params,
+    )
+
+
+def swer_parts(
+    ref_norms: Sequence[str],
+    hyp_norms: Sequence[str],
+    intervals: Sequence[tuple[tuple[int, int], tuple[int, int]]],
+    tiers: Sequence[int],
+    params: SwerParams = SWER_DEFAULT,
+) -> tuple[float, float]:
+    """``(numerator, length)`` from the normalised tokens of both sides, each gap's
+    ``((ref_start, ref_end), (hyp_start, hyp_end))`` token interval and its nominal tier."""
+    if len(tiers) != len(intervals):
+        raise InputError(f"one tier per gap is needed: {len(intervals)} gaps, {len(tiers)} tiers")
     num = 0.0
-    for gap, tier in zip(gaps, tiers, strict=True):
+    for ((ra, rb), (ha, hb)), tier in zip(intervals, tiers, strict=True):
         w = params.weight(int(tier))
-        if w == 0.0:
-            continue
-        (ra, rb), (ha, hb) = gap.ref_tokens, gap.hyp_tokens
-        num += w * gap_extent(ref_norms[ra:rb], hyp_norms[ha:hb], params.extent)
+        if w:
+            num += w * gap_extent(ref_norms[ra:rb], hyp_norms[ha:hb], params.extent)
     return num, pair_length(ref_norms, params.extent)
 
 

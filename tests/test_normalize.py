@@ -8,8 +8,8 @@ import sys
 from collections import Counter
 
 import pytest
-from invariance_suite import load_suite
 
+from benchmarks.invariance import load_suite
 from sitar import segment, tokenize
 from sitar._normalize_words import load_library
 from sitar.errors import InputError

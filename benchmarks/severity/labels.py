@@ -1,6 +1,6 @@
 """Reader sheets of the severity benchmark -> resolved labels (``labels.jsonl``), with agreement.
 
-    python -m benchmarks.severity.labels --items benchmarks/severity/data/items.jsonl \
+    python -m benchmarks severity-labels --items benchmarks/severity/data/items.jsonl \
         --reader A=PATH[,PATH...] --reader B=PATH[,PATH...] [--adjudicator C=PATH[,PATH...]] \
         --out benchmarks/severity/data/labels.jsonl
 
@@ -28,9 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 
-__all__ = ["agreement_report", "read_reader", "resolve"]
+__all__ = ["agreement_report", "read_items", "read_reader", "resolve"]
 
 TIERS = {"T0": 0, "T1": 1, "T2": 2}
 
@@ -66,6 +67,26 @@ def read_reader(paths: Sequence[str | Path], item_ids: set[str]) -> dict[str, di
                 raise InputError(f"{where}: every item needs a one-line reason")
             out[iid] = {"tier": TIERS[tier], "damage": damage, "reason": reason}
     return out
+
+
+def read_items(path: str | Path) -> list[dict[str, Any]]:
+    """The benchmark's items (JSONL, one object with ``item_id`` per line)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read the items ({e})") from e
+    items = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{number}: invalid JSON ({e.msg})") from e
+        if not isinstance(item, dict) or not isinstance(item.get("item_id"), str):
+            raise InputError(f"{path}:{number}: expected an object with a string item_id")
+        items.append(item)
+    return items
 
 
 def _kappa(a: Sequence[int], b: Sequence[int], weights: str | None) -> float:
@@ -148,46 +169,46 @@ def _reader_arg(value: str) -> tuple[str, list[str]]:
     return name, paths.split(",")
 
 
+@tool_main("python -m benchmarks severity-labels")
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", required=True)
     ap.add_argument("--reader", type=_reader_arg, action="append", required=True)
     ap.add_argument("--adjudicator", type=_reader_arg, default=None)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--report", default=None, help="also write the agreement report as JSON here")
     ap.add_argument(
         "--disagreements", default=None, help="write a blind sheet of the items A and B disagree on"
     )
     args = ap.parse_args(argv)
     if len(args.reader) != 2:
         ap.error("give exactly two --reader NAME=PATHS")
-    try:
-        items = [
-            json.loads(x) for x in Path(args.items).read_text(encoding="utf-8").splitlines() if x
-        ]
-        ids = {it["item_id"] for it in items}
-        ra = read_reader(args.reader[0][1], ids)
-        rb = read_reader(args.reader[1][1], ids)
-        report = agreement_report(ra, rb)
-        print(json.dumps(report, indent=1))
-        if args.disagreements:
-            rows = [
-                it
-                for it in items
-                if it["item_id"] in ra
-                and it["item_id"] in rb
-                and ra[it["item_id"]]["tier"] != rb[it["item_id"]]["tier"]
-            ]
-            with open(args.disagreements, "w", encoding="utf-8", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(["item_id", "reference", "hypothesis", "tier", "damage", "reason"])
-                for it in rows:
-                    w.writerow([it["item_id"], it["reference"], it["hypothesis"], "", "", ""])
-            print(f"wrote {len(rows)} disagreements to {args.disagreements}")
-        rc = read_reader(args.adjudicator[1], ids) if args.adjudicator else None
-        labels = resolve(items, ra, rb, rc)
-    except InputError as e:
-        print(f"severity labels: error: {e}")
-        return 2
+    items = read_items(args.items)
+    ids = {it["item_id"] for it in items}
+    ra = read_reader(args.reader[0][1], ids)
+    rb = read_reader(args.reader[1][1], ids)
+    for name, r in (("A", ra), ("B", rb)):
+        missing = [i for i in sorted(ids) if i not in r]
+        if missing:
+            raise InputError(
+                f"reader {name} has not labelled {len(missing)} items (e.g. {missing[:3]})"
+            )
+    report = agreement_report(ra, rb)
+    print(json.dumps(report, indent=1))
+    if args.report:
+        Path(args.report).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if args.disagreements:
+        rows = [it for it in items if ra[it["item_id"]]["tier"] != rb[it["item_id"]]["tier"]]
+        with open(args.disagreements, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["item_id", "reference", "hypothesis", "tier", "damage", "reason"])
+            for it in rows:
+                w.writerow([it["item_id"], it["reference"], it["hypothesis"], "", "", ""])
+        print(f"wrote {len(rows)} disagreements to {args.disagreements}")
+        if not args.adjudicator:
+            return 0
+    rc = read_reader(args.adjudicator[1], ids) if args.adjudicator else None
+    labels = resolve(items, ra, rb, rc)
     with open(args.out, "w", encoding="utf-8") as fh:
         for row in labels:
             fh.write(json.dumps(row, sort_keys=True) + "\n")

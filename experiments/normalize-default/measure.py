@@ -22,12 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
 
 import numpy as np  # noqa: E402
 
-from invariance_suite import load_suite  # noqa: E402
+from benchmarks.invariance import load_suite  # noqa: E402
 from sitar import Scorer  # noqa: E402
 from sitar.normalize import normalize_pair, normalizer_id  # noqa: E402
 from training.evaluate_checkpoint import _load_devset, system_metrics  # noqa: E402

@@ -70,7 +70,7 @@ def _json_float(x: float) -> float | None:
 
 
 def _system_record(result: Any) -> dict[str, Any]:
-    return {
+    record = {
         "system": _json_float(result.system_score),
         "aggregation": result.aggregation,
         "n_pairs": len(result),
@@ -78,17 +78,27 @@ def _system_record(result: Any) -> dict[str, Any]:
         "n_windowed": result.n_windowed,
         "signature": result.signature,
     }
+    if result.swer is not None:
+        record["swer"] = _json_float(result.system_swer)
+        record["swer_version"] = result.swer_version
+    return record
 
 
 def write_tsv(out: TextIO, ids: list[str], result: Any, *, system_only: bool) -> None:
+    """``id score raw windowed [swer]`` rows (``swer`` with a gap head), then ``#system`` and,
+    with a gap head, ``#swer`` (the corpus value and its version)."""
     out.write(f"#signature\t{result.signature}\n")
+    swer = result.swer
     if not system_only:
-        out.write("id\tscore\traw\twindowed\n")
-        for pair_id, score, raw, windowed in zip(
-            ids, result.scores, result.raw, result.windowed, strict=True
-        ):
-            out.write(f"{pair_id}\t{score:.6f}\t{raw:.6f}\t{int(windowed)}\n")
+        out.write("id\tscore\traw\twindowed" + ("\tswer" if swer is not None else "") + "\n")
+        for i, pair_id in enumerate(ids):
+            row = (
+                f"{pair_id}\t{result.scores[i]:.6f}\t{result.raw[i]:.6f}\t{int(result.windowed[i])}"
+            )
+            out.write(row + (f"\t{swer[i]:.6f}" if swer is not None else "") + "\n")
     out.write(f"#system\t{result.system_score:.6f}\t{result.aggregation}\tn={len(result)}\n")
+    if swer is not None:
+        out.write(f"#swer\t{result.system_swer:.6f}\t{result.swer_version}\tn={len(result)}\n")
 
 
 def write_jsonl(
@@ -109,6 +119,8 @@ def write_jsonl(
                 "n_windows": result.n_windows[i],
                 "signature": result.signature,
             }
+            if result.swer is not None:
+                record["swer"] = result.swer[i]
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     out.write(json.dumps({**named, **_system_record(result)}, ensure_ascii=False) + "\n")
 
@@ -203,21 +215,31 @@ def run_systems(args: argparse.Namespace) -> int:
 def write_systems_tsv(
     out: TextIO, ids: list[str], results: dict[str, Any], *, system_only: bool
 ) -> None:
-    """Several systems in one TSV: the signature once, rows with a ``system`` column, then one
-    ``#system NAME score aggregation n=N`` line per system."""
+    """Several systems in one TSV: the signature once, rows with a ``system`` column (and
+    ``swer`` with a gap head), then one ``#system NAME score aggregation n=N`` line per system and,
+    with a gap head, one ``#swer NAME value version n=N`` line per system."""
     first = next(iter(results.values()))
+    has_swer = first.swer is not None
     out.write(f"#signature\t{first.signature}\n")
     if not system_only:
-        out.write("system\tid\tscore\traw\twindowed\n")
+        out.write("system\tid\tscore\traw\twindowed" + ("\tswer" if has_swer else "") + "\n")
         for name, result in results.items():
-            for pair_id, score, raw, windowed in zip(
-                ids, result.scores, result.raw, result.windowed, strict=True
-            ):
-                out.write(f"{name}\t{pair_id}\t{score:.6f}\t{raw:.6f}\t{int(windowed)}\n")
+            swer = result.swer
+            for i, pair_id in enumerate(ids):
+                row = (
+                    f"{name}\t{pair_id}\t{result.scores[i]:.6f}\t{result.raw[i]:.6f}"
+                    f"\t{int(result.windowed[i])}"
+                )
+                out.write(row + (f"\t{swer[i]:.6f}" if swer is not None else "") + "\n")
     for name, result in results.items():
         out.write(
             f"#system\t{name}\t{result.system_score:.6f}\t{result.aggregation}\tn={len(result)}\n"
         )
+    if has_swer:
+        for name, result in results.items():
+            out.write(
+                f"#swer\t{name}\t{result.system_swer:.6f}\t{result.swer_version}\tn={len(result)}\n"
+            )
 
 
 def check_output_path_args(args: argparse.Namespace) -> None:

@@ -5,8 +5,8 @@ Which test runs a block depends on where its text lives (pages include text from
 
 * a page's own text under ``docs/``: this file. ``console`` blocks run command by command through
   ``bash`` in a scratch folder with this checkout's ``sitar`` and must print what the page shows (the
-  rules of benchmarks/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a page
-  whose fences are plain with ``python benchmarks/readme_examples.py --update --readme docs/X.md``);
+  rules of tests/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a page
+  whose fences are plain with ``python tests/readme_examples.py --update --readme docs/X.md``);
   ``python`` blocks run; ``bash`` blocks run with ``bash -e`` and must exit 0. The blocks of one page
   share a scratch folder, in page order.
 * ``README.md``: tests/test_readme.py runs its ``console`` and ``python`` blocks.
@@ -57,7 +57,7 @@ def hooks():
 
 
 def readme_examples():
-    return _load("readme_examples", ROOT / "benchmarks" / "readme_examples.py")
+    return _load("readme_examples", ROOT / "tests" / "readme_examples.py")
 
 
 # --- the code blocks on the site ------------------------------------------------------------------
