@@ -1,6 +1,6 @@
 """The public severity benchmark: how well each metric tracks readers' severity on real output.
 
-    python -m benchmarks.severity.run [--items ...] [--labels ...] [--ab annotation/ab/sitar_ab_v1.jsonl]
+    python -m benchmarks severity [--items ...] [--labels ...] [--ab annotation/ab/sitar_ab_v1.jsonl]
         [--checkpoint CKPT] [--no-embeddings] [--json OUT]
 
 Items (``data/items.jsonl``) are real recognizer transcripts that differ from their reference;
@@ -23,14 +23,16 @@ case and punctuation do not count against any metric.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from benchmarks.severity.labels import read_items
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -90,8 +92,8 @@ def metric_values(
     if res.swer is not None:
         out["swer"] = {
             "value": list(res.swer),
-            "num": list(res.swer_num),
-            "den": list(res.swer_den),
+            "num": list(res.swer_numerators),
+            "den": list(res.swer_lengths),
         }
     for name, unit in (("wer", "words"), ("cer", "chars")):
         errs, lens = _error_counts(refs, hyps, unit)
@@ -194,10 +196,6 @@ def evaluate_ab(ab_items: Sequence[dict[str, Any]], values_a: dict[str, dict[str
     return out
 
 
-def _read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
-
-
 def _print(report: dict[str, Any], ab: dict[str, Any] | None) -> None:
     print(f"items {report['items']}  tiers {report['tiers']}  systems {report['systems']}")
     print(
@@ -226,66 +224,51 @@ def _print(report: dict[str, Any], ab: dict[str, Any] | None) -> None:
                 print(f"  {name:10s} " + "  ".join(f"{k} {v:.3f}" for k, v in ab[name].items()))
 
 
+@tool_main("python -m benchmarks severity")
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", default=str(DATA / "items.jsonl"))
     ap.add_argument("--labels", default=str(DATA / "labels.jsonl"))
     ap.add_argument("--ab", default=str(ROOT / "annotation/ab/sitar_ab_v1.jsonl"))
     ap.add_argument("--checkpoint", default=None)
     ap.add_argument(
-        "--no-embeddings",
-        action="store_true",
-        help="skip BERTScore-style and SemDist (needs torch)",
+        "--no-embeddings", action="store_true", help="skip BERTScore-style and SemDist (torch)"
     )
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--json", default=None, help="also write the report here (harness schema)")
     args = ap.parse_args(argv)
 
     from sitar import Scorer
-    from sitar.errors import SitarError
 
-    try:
-        items = _read_jsonl(args.items)
-        labels = {r["item_id"]: r for r in _read_jsonl(args.labels)}
-        missing = [it["item_id"] for it in items if it["item_id"] not in labels]
-        if missing:
-            raise SitarError(
-                f"{len(missing)} items have no label in {args.labels} (e.g. {missing[:3]})"
-            )
-        scorer = Scorer.load(args.checkpoint) if args.checkpoint else Scorer.load()
-        emb = None
-        if not args.no_embeddings:
-            sys.path.insert(0, str(ROOT))
-            from training.baselines import EmbeddingBaselines
-
-            emb = EmbeddingBaselines()
-        refs = [it["reference"] for it in items]
-        values = metric_values(
-            refs, [it["hypothesis"] for it in items], scorer=scorer, embeddings=emb
+    items = read_items(args.items)
+    labels = {r["item_id"]: r for r in read_items(args.labels)}
+    missing = [it["item_id"] for it in items if it["item_id"] not in labels]
+    if missing:
+        raise InputError(
+            f"{len(missing)} items have no label in {args.labels} (e.g. {missing[:3]})"
         )
-        report = evaluate(items, labels, values)
-        ab = None
-        if args.ab:
-            ab_items = _read_jsonl(args.ab)
-            ab_refs = [it["reference"] for it in ab_items]
-            va = metric_values(ab_refs, [it["a"] for it in ab_items], scorer=scorer, embeddings=emb)
-            vb = metric_values(ab_refs, [it["b"] for it in ab_items], scorer=scorer, embeddings=emb)
-            ab = evaluate_ab(ab_items, va, vb)
-    except (SitarError, OSError, KeyError, json.JSONDecodeError) as e:
-        print(f"severity benchmark: error: {e}", file=sys.stderr)
-        return 2
+    scorer = Scorer.load(args.checkpoint) if args.checkpoint else Scorer.load()
+    emb = None
+    if not args.no_embeddings:
+        from training.baselines import EmbeddingBaselines
+
+        emb = EmbeddingBaselines()
+    refs = [it["reference"] for it in items]
+    values = metric_values(refs, [it["hypothesis"] for it in items], scorer=scorer, embeddings=emb)
+    report = evaluate(items, labels, values)
+    ab = None
+    if args.ab:
+        ab_items = [json.loads(x) for x in Path(args.ab).read_text("utf-8").splitlines() if x]
+        ab_refs = [it["reference"] for it in ab_items]
+        va = metric_values(ab_refs, [it["a"] for it in ab_items], scorer=scorer, embeddings=emb)
+        vb = metric_values(ab_refs, [it["b"] for it in ab_items], scorer=scorer, embeddings=emb)
+        ab = evaluate_ab(ab_items, va, vb)
     _print(report, ab)
     if args.json:
-        sys.path.insert(0, str(ROOT))
-        from benchmarks._provenance import provenance
+        from benchmarks.harness import write_result
 
-        out = {
-            "benchmark": "severity",
-            "signature": scorer.signature,
-            "report": report,
-            "ab": ab,
-            "provenance": provenance(),
-        }
-        Path(args.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        write_result(
+            args.json, "severity", {"signature": scorer.signature, "report": report, "ab": ab}
+        )
     return 0
 
 
