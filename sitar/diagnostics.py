@@ -232,6 +232,19 @@ def _segment_all(references: list[str], hypotheses: list[str], analyzer: Any) ->
     return [segment(r, h, analyzer=analyzer) for r, h in zip(references, hypotheses, strict=True)]
 
 
+def _original_segmentation(
+    reference: str, hypothesis: str, normalized_seg: Segmentation | None, analyzer: Any
+) -> Segmentation:
+    """CGD of the normalised pair (``normalized_seg`` when the scorer already has it), told in
+    the original strings (:func:`sitar.normalize.original_segmentation`)."""
+    from sitar.cgd import segment
+    from sitar.normalize import normalize_pair, original_segmentation
+
+    pair = normalize_pair(reference, hypothesis)
+    seg = normalized_seg if normalized_seg is not None else segment(*pair.texts, analyzer=analyzer)
+    return original_segmentation(seg, pair)
+
+
 def explain_many(
     source: Any,
     *,
@@ -280,7 +293,15 @@ def explain_many(
         )
     if analyzer is None:
         analyzer = getattr(source, "analyzer", None)
-    segs = _segment_all(refs, hyps, analyzer)
+    normalized = getattr(source, "normalize", "none") == "sitar"
+    if normalized:
+        # The scorer compares canonical texts; CGD must see the same ones, and the explanation is
+        # told in the user's strings (spans and single-gap hypotheses of the original texts).
+        segs = [
+            _original_segmentation(r, h, None, analyzer) for r, h in zip(refs, hyps, strict=True)
+        ]
+    else:
+        segs = _segment_all(refs, hyps, analyzer)
     # One call: inputs [0, n) are the pairs, then each pair's single-gap hypotheses in order.
     job_r: list[str] = list(refs)
     job_h: list[str] = list(hyps)
@@ -367,13 +388,17 @@ def explain_analyses(
         )
     sig = signature or scorer.signature
     scale = scorer.config.score_scale
+    normalized = getattr(scorer, "normalize", "none") == "sitar"
     out = []
     for r, h, a in zip(refs, hyps, analyses, strict=True):
-        seg = (
-            a.segmentation
-            if a.segmentation is not None
-            else segment(r, h, analyzer=scorer.analyzer)
-        )
+        if normalized:
+            seg = _original_segmentation(r, h, a.segmentation, scorer.analyzer)
+        else:
+            seg = (
+                a.segmentation
+                if a.segmentation is not None
+                else segment(r, h, analyzer=scorer.analyzer)
+            )
         singles = seg.single_gap_hypotheses() if seg.gaps else []
         gaps = tuple(
             GapExplanation(gap, single, p.position / MAX_SCORE, p.tier, p.direction)

@@ -125,6 +125,7 @@ __all__ = [
     "normalize_pair",
     "normalizer_id",
     "original_gap_spans",
+    "original_segmentation",
 ]
 
 #: Version of the rules in this module's docstring; with the library's version in the signature.
@@ -280,4 +281,43 @@ def original_gap_spans(
             pair.hypothesis.original_span(*gap.hyp_tokens),
         )
         for gap in segmentation.gaps
+    )
+
+
+def original_segmentation(segmentation: Any, pair: NormalizedPair) -> Any:
+    """The segmentation of ``pair``'s normalised texts, told in the ORIGINAL strings: the same
+    gaps (their token intervals still count normalised tokens) with character spans and texts in
+    the user's reference and hypothesis, so outputs point into what the user gave. A
+    single-gap hypothesis of the result applies the gap to the original reference (the original
+    hypothesis span replaces the original reference span)."""
+    import dataclasses
+
+    from sitar.text import Token
+
+    spans = original_gap_spans(segmentation, pair)
+    ref, hyp = pair.reference.original, pair.hypothesis.original
+
+    def tokens(side: Normalized, toks: Any) -> tuple[Any, ...]:
+        return tuple(
+            Token(side.original[a:b], t.norm, a, b)
+            for t, (a, b) in zip(toks, side.spans, strict=True)
+        )
+
+    gaps = tuple(
+        dataclasses.replace(
+            gap,
+            ref_span=rs,
+            hyp_span=hs,
+            ref_text=ref[rs[0] : rs[1]],
+            hyp_text=hyp[hs[0] : hs[1]],
+        )
+        for gap, (rs, hs) in zip(segmentation.gaps, spans, strict=True)
+    )
+    return dataclasses.replace(
+        segmentation,
+        reference=ref,
+        hypothesis=hyp,
+        ref_tokens=tokens(pair.reference, segmentation.ref_tokens),
+        hyp_tokens=tokens(pair.hypothesis, segmentation.hyp_tokens),
+        gaps=gaps,
     )

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKENDS",
     "HEADS",
+    "NORMALIZATIONS",
     "ScorerOptions",
     "add_scorer_arguments",
     "options_from_args",
@@ -46,6 +47,9 @@ __all__ = [
 BACKENDS = ("onnx", "torch")
 #: Scoring heads: ``gaps`` (SPEC §7b, per-gap positions + SPEC §5) and ``pair`` (SPEC §7).
 HEADS = ("gaps", "pair")
+#: Input normalisation: ``sitar`` (:mod:`sitar.normalize`: both sides in one canonical form before
+#: CGD and the model) or ``none`` (the text as given, SPEC §1 tokens only).
+NORMALIZATIONS = ("sitar", "none")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class ScorerOptions:
     head: str | None = None
     tie_breaker: int | None = None
     decode: str | None = None
+    normalize: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.checkpoint, bool) or not (
@@ -105,6 +110,10 @@ class ScorerOptions:
             not isinstance(self.decode, str) or self.decode not in DECODE_RULES
         ):
             raise InputError(f"decode must be one of {DECODE_RULES}, got {self.decode!r}")
+        if self.normalize is not None and (
+            not isinstance(self.normalize, str) or self.normalize not in NORMALIZATIONS
+        ):
+            raise InputError(f"normalize must be one of {NORMALIZATIONS}, got {self.normalize!r}")
 
     def replace(self, **changes: Any) -> ScorerOptions:
         """A copy with ``changes`` applied (and checked again)."""
@@ -219,6 +228,15 @@ def add_scorer_arguments(
         help="gap head: how a gap's ordinal logits become its position, mean (default: the "
         "rounded expected position) or median (the thresholds passed with probability > 1/2; "
         "dec:median in the signature)",
+    )
+    add(
+        "--normalize",
+        choices=NORMALIZATIONS,
+        default=None,
+        action=SingleValue,
+        help="sitar: put both sides in one canonical written form first (numbers, currency, "
+        "case, punctuation, contractions, spellings; norm: in the signature); none: the text as "
+        "given. Default: the form the checkpoint was trained on (none for sitar-minilm-gap-v5)",
     )
 
 

@@ -105,6 +105,14 @@ class _BatchPredictor(Protocol):
 # -- the scorer ------------------------------------------------------------------------------------------
 
 
+def default_normalization(config: CheckpointConfig) -> str:
+    """The input form a checkpoint was trained on: ``sitar`` when its config records
+    ``normalize: sitar``, else ``none`` (every checkpoint so far, the default included, was
+    trained on text as written)."""
+    value = getattr(config, "normalize", None)
+    return "sitar" if value == "sitar" else "none"
+
+
 def default_head(config: CheckpointConfig, *, gap_aware: bool) -> str:
     """The head a checkpoint scores with when none is asked for: its ``scoring.head`` (default
     ``"gaps"``) when its graph has a gap head, else ``"pair"``."""
@@ -131,6 +139,7 @@ class Scorer:
         head: str | None = None,
         tie_breaker: int | None = None,
         decode: str | None = None,
+        normalize: str | None = None,
     ) -> None:
         for attr in ("run_batch", "input_names"):
             if not hasattr(predictor, attr):
@@ -147,6 +156,7 @@ class Scorer:
             head=head,
             tie_breaker=tie_breaker,
             decode=decode,
+            normalize=normalize,
         )
         self.config = config
         self.predictor = predictor
@@ -166,6 +176,9 @@ class Scorer:
         self.head = self._resolve_head(head)
         self.tie_breaker = self._resolve_tie_breaker(tie_breaker)
         self.decode = self._resolve_decode(decode)
+        #: ``sitar`` or ``none`` (:data:`sitar.options.NORMALIZATIONS`); None means the form the
+        #: checkpoint was trained on (:func:`default_normalization`).
+        self.normalize = normalize if normalize is not None else default_normalization(config)
         self._signature: str | None = None
 
     # Values are checked by ScorerOptions; what is left needs the checkpoint (has it a gap head?).
@@ -212,6 +225,7 @@ class Scorer:
         head: str | None = None,
         tie_breaker: int | None = None,
         decode: str | None = None,
+        normalize: str | None = None,
     ) -> Scorer:
         """Load a scorer from :class:`~sitar.options.ScorerOptions`, or from the same options as
         keywords: ``Scorer.load(options)`` equals ``Scorer.load(options.checkpoint, **rest)``.
@@ -230,7 +244,9 @@ class Scorer:
         inside the SPEC §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
         signature). ``decode`` is how the gap head's ordinal logits become a step, ``"mean"``
         (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
-        signature).
+        signature). ``normalize`` is ``"sitar"`` (both sides through :mod:`sitar.normalize`
+        before CGD and the model; ``norm:`` in the signature) or ``"none"`` (the text as given);
+        default: the form the checkpoint was trained on (:func:`default_normalization`).
         """
         keywords: dict[str, Any] = {
             "backend": backend,
@@ -242,6 +258,7 @@ class Scorer:
             "head": head,
             "tie_breaker": tie_breaker,
             "decode": decode,
+            "normalize": normalize,
         }
         if isinstance(path_or_hub_id, ScorerOptions):
             given = sorted(k for k, v in keywords.items() if v is not None)
@@ -271,6 +288,7 @@ class Scorer:
             "head": o.head,
             "tie_breaker": o.tie_breaker,
             "decode": o.decode,
+            "normalize": o.normalize,
         }
         if o.backend == "onnx":
             from sitar.runtime import OnnxPredictor
@@ -338,6 +356,10 @@ class Scorer:
                 if self.decode != DEFAULT_DECODE:
                     extra["dec"] = self.decode
             extra["win"] = _windows.WINDOWING_VERSION
+            if self.normalize == "sitar":
+                from sitar.normalize import normalizer_id
+
+                extra["norm"] = normalizer_id()
             self._signature = make_signature(
                 analyzer=analyzer,
                 rho=self.config.rho,
@@ -426,12 +448,25 @@ class Scorer:
         pair head segments only long pairs) and, with the gap head, one
         :class:`~sitar.gapscore.GapPrediction` per gap (tier, direction, position).
         """
-        refs, hyps = _check_inputs(references, hypotheses)
+        refs, hyps = self.prepare(references, hypotheses)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
         if self.head == "gaps":
             return self._analyze_gaps(refs, hyps, batch_size, progress)
         return self._analyze_pair(refs, hyps, batch_size, progress)
+
+    def prepare(
+        self, references: Sequence[str], hypotheses: Sequence[str]
+    ) -> tuple[list[str], list[str]]:
+        """The checked texts as the model and CGD see them: as given (``normalize='none'``) or
+        both sides in the canonical form of :func:`sitar.normalize.normalize_pair`."""
+        refs, hyps = _check_inputs(references, hypotheses)
+        if self.normalize == "sitar":
+            from sitar.normalize import normalize_pair
+
+            pairs = [normalize_pair(r, h).texts for r, h in zip(refs, hyps, strict=True)]
+            refs, hyps = [p[0] for p in pairs], [p[1] for p in pairs]
+        return refs, hyps
 
     def gap_logits(
         self,

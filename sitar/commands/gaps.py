@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
+from sitar._main import SingleValue
 from sitar.cgd import segment
 from sitar.commands._model import DeprecatedFlag, add_run_arguments, want_progress
+from sitar.errors import InputError
 from sitar.gaps import Segmentation
 from sitar.io import (
     _is_stdout,
@@ -24,6 +26,7 @@ from sitar.io import (
     open_output,
     pairs_from_args,
 )
+from sitar.options import NORMALIZATIONS
 
 _COLOURS = {"substitution": "\033[33m", "deletion": "\033[31m", "insertion": "\033[32m"}
 _RESET = "\033[0m"
@@ -61,6 +64,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         metavar="N",
         help="never consolidate across more than N matched tokens (default: no limit)",
+    )
+    parser.add_argument(
+        "--normalize",
+        choices=NORMALIZATIONS,
+        default="none",
+        action=SingleValue,
+        help="sitar: segment the canonical forms of both sides (sitar.normalize; spans still "
+        "point into the text as given, norm: in the signature); none (default): the text as given",
+    )
+    parser.add_argument(
+        "--show-normalized",
+        action="store_true",
+        help="also print what was compared (the normalised texts; needs --normalize sitar)",
     )
     parser.add_argument(
         "--color",
@@ -122,7 +138,25 @@ def _write_readable(out: TextIO, pair_id: str, seg: Segmentation, colour: bool) 
         )
 
 
+def _segment(args: argparse.Namespace, reference: str, hypothesis: str) -> tuple[Any, Any]:
+    """The pair's segmentation (told in the original strings) and, with ``--normalize sitar``,
+    the normalised pair that was compared (else None)."""
+    options = {
+        "analyzer": args.analyzer,
+        "consolidate": args.consolidate,
+        "max_bridge_tokens": args.max_bridge_tokens,
+    }
+    if args.normalize != "sitar":
+        return segment(reference, hypothesis, **options), None
+    from sitar.normalize import normalize_pair, original_segmentation
+
+    pair = normalize_pair(reference, hypothesis)
+    return original_segmentation(segment(*pair.texts, **options), pair), pair
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.show_normalized and args.normalize != "sitar":
+        raise InputError("--show-normalized shows what --normalize sitar compares; add it")
     check_output_path(args.output, inputs=input_paths(args))
     pairs = pairs_from_args(args)
     with open_output(args.output, inputs=input_paths(args)) as out:
@@ -137,19 +171,22 @@ def run(args: argparse.Namespace) -> int:
 
             items = tqdm(pairs, desc="sitar gaps", unit="pair")
         for pair in items:
-            seg = segment(
-                pair.reference,
-                pair.hypothesis,
-                analyzer=args.analyzer,
-                consolidate=args.consolidate,
-                max_bridge_tokens=args.max_bridge_tokens,
-            )
+            seg, normalized = _segment(args, pair.reference, pair.hypothesis)
             signature = seg.signature
+            if normalized is not None:
+                from sitar.normalize import normalizer_id
+
+                signature += f"|norm:{normalizer_id()}"
             if args.as_jsonl:
-                record = {"id": pair.id, **seg.to_dict()}
+                record = {"id": pair.id, **seg.to_dict(), "signature": signature}
+                if args.show_normalized and normalized is not None:
+                    record["normalized"] = list(normalized.texts)
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
             else:
                 _write_readable(out, pair.id, seg, colour)
+                if args.show_normalized and normalized is not None:
+                    out.write(f"  compared REF: {normalized.texts[0]}\n")
+                    out.write(f"  compared HYP: {normalized.texts[1]}\n")
         if not args.as_jsonl and pairs:
             out.write(f"signature: {signature}\n")
     return 0
