@@ -51,3 +51,78 @@ def load_suite(part: str) -> tuple[SuiteItem, ...]:
             raise ValueError(f"{path.name}:{number}: expected tier {record['expected']!r}")
         items.append(SuiteItem(**record))
     return tuple(items)
+
+
+# -- scoring the suite ----------------------------------------------------------------------------
+
+#: Normalised band edges: the T1 band starts at raw 2/3 (2/7 normalised), the T2 band at raw 5/3.
+T1_EDGE, T2_EDGE = 2.0 / 7.0, 5.0 / 7.0
+#: Issue #28's targets for a shipped model (the gate of ``tests/test_invariance.py``).
+TARGETS = {
+    "dev_delta": 0.01,  # pairwise and Spearman within this of the written form
+    "dev_moved_share": 0.02,  # share of pair scores moving by more than 0.05
+    "dev_max_move": 0.15,
+    "format_t0": 0.98,
+    "flips_in_band": 0.95,
+}
+
+
+def strip(text: str) -> str:
+    """Recognizer form: lowercase, punctuation removed (word-internal apostrophes kept)."""
+    import re
+
+    text = re.sub(r"(?<=\w)'(?=\w)", "\0", text.lower())
+    text = re.sub(r"[^\w\s\0]", " ", text)
+    return " ".join(text.replace("\0", "'").split())
+
+
+def band(score: float) -> str:
+    """The tier band of a normalised score."""
+    return "T2" if score >= T2_EDGE - 1e-9 else "T1" if score >= T1_EDGE - 1e-9 else "T0"
+
+
+def run_suite(scorer: object, devset_rows: list[dict] | None = None) -> dict[str, object]:
+    """Score the suite with ``scorer``: the format pairs (share in the T0 band), the flips (share
+    in their expected band) and, with the public dev set's rows, the dev set in three forms
+    (as written, both sides stripped, written reference against a stripped hypothesis): spec §8
+    pairwise agreement and Spearman per form, and how far pair scores move from the written form."""
+    import numpy as np
+
+    def scores(pairs: list[tuple[str, str]]) -> np.ndarray:
+        res = scorer.score(  # type: ignore[attr-defined]
+            references=[p[0] for p in pairs], hypotheses=[p[1] for p in pairs]
+        )
+        return np.asarray(res.scores, dtype=float)
+
+    out: dict[str, object] = {"signature": scorer.signature}  # type: ignore[attr-defined]
+    fmt = load_suite("format")
+    s = scores([(i.reference, i.hypothesis) for i in fmt])
+    out["format_t0"] = float(np.mean([band(x) == "T0" for x in s]))
+    flips = load_suite("flips")
+    s = scores([(i.reference, i.hypothesis) for i in flips])
+    hits = [band(x) == i.expected for x, i in zip(s, flips, strict=True)]
+    out["flips_in_band"] = float(np.mean(hits))
+    out["flips_missed"] = [i.id for i, h in zip(flips, hits, strict=True) if not h]
+    if devset_rows is not None:
+        from training.evaluate_checkpoint import system_metrics
+
+        forms = {
+            "written": [(r["reference"], r["hypothesis"]) for r in devset_rows],
+            "stripped": [(strip(r["reference"]), strip(r["hypothesis"])) for r in devset_rows],
+            "mixed": [(r["reference"], strip(r["hypothesis"])) for r in devset_rows],
+        }
+        base = None
+        dev: dict[str, dict[str, float]] = {}
+        for name, pairs in forms.items():
+            s = scores(pairs)
+            base = s if base is None else base
+            m = system_metrics(devset_rows, s.tolist())
+            move = np.abs(s - base)
+            dev[name] = {
+                "pairwise": float(m["pairwise_agreement"]),
+                "spearman": float(m["mean_spearman"]),
+                "moved_share": float((move > 0.05).mean()),
+                "max_move": float(move.max()),
+            }
+        out["dev"] = dev
+    return out
