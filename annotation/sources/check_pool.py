@@ -5,7 +5,8 @@ pool file ``pool/*.jsonl`` and ``templates*.jsonl``: required fields, 5-80 words
 (templates: after filling slots with short placeholders), unique ids and texts, role spans that
 occur exactly once in the text and do not overlap, known domains and slot types. The short
 commands ``short/*.jsonl`` (``synth-1.3``) get the same checks with 2-8 words, and their texts
-must not repeat a pool text; the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
+must not repeat a pool text; the long sentences ``long/*.jsonl`` (``synth-1.5``) get them with
+25-80 words (one sentence each); the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
 repeat its text exactly, differ from it, and carry a flip whose ``old`` occurs once in the
 rewrite (:func:`check_rewrites`). It prints a summary (counts per domain) and exits non-zero on
 any problem.
@@ -69,6 +70,8 @@ SLOT_TYPES = {
     "department",
     "email",
 }
+#: Fewest words of a long sentence (``long/*.jsonl``, ``synth-1.5``, issue #28).
+LONG_MIN_WORDS = 25
 SLOT_RE = re.compile(r"\{([a-z_0-9]+)\}")
 WORD_RE = re.compile(r"\w+(?:['’]\w+)*")
 
@@ -109,6 +112,7 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
     pool_texts: dict[str, str] = {}
     files = [(p, 5, 80) for p in sorted((root / "pool").glob("*.jsonl"))]
     files += [(p, 2, 8) for p in sorted((root / "short").glob("*.jsonl"))]
+    files += [(p, LONG_MIN_WORDS, 80) for p in sorted((root / "long").glob("*.jsonl"))]
     for path, min_words, max_words in files:
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():

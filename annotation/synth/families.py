@@ -48,6 +48,7 @@ __all__ = [
     "load_directions",
     "load_lexicon",
     "load_rewrites",
+    "op_contrast",
     "op_direction",
     "op_quantifier",
     "op_reword",
@@ -57,6 +58,8 @@ __all__ = [
 DATA_DIR = Path(__file__).resolve().parent / "data"
 LEXICON_FILE = DATA_DIR / "reword_lexicon.tsv"
 DIRECTIONS_FILE = DATA_DIR / "directions.tsv"
+#: ``synth-1.5`` contrast words (issue #28), in the format of the directions table.
+CONTRASTS_FILE = DATA_DIR / "contrasts.tsv"
 DIRECTION_KINDS = ("antonym", "neighbour", "homophone")
 #: Lexicon kinds whose rows change number tokens on purpose (same value, other words: "half past
 #: seven" -> "seven thirty"); every other tier-0 row must keep the number tokens.
@@ -281,7 +284,7 @@ def op_reword(ctx: PlanContext, rng: random.Random) -> Edit | None:
             a, b = ctx.tokens[i].start, ctx.tokens[j - 1].end
             op = "reword_number" if entry.kind in NUMBER_KINDS else "reword"
             edit = ctx.make(a, b, match_case(ctx.tokens[i].text, new), op, 0)
-            if edit is not None:
+            if edit is not None and (op == "reword" or ctx.keeps_number_format(edit)):
                 cands.append(edit)
     return rng.choice(cands) if cands else None
 
@@ -302,9 +305,9 @@ def op_reword_flip(ctx: PlanContext, rng: random.Random) -> Edit | None:
     return rng.choice(cands) if cands else None
 
 
-def _direction_table() -> dict[str, list[tuple[str, str]]]:
+def _direction_table(path: Path = DIRECTIONS_FILE) -> dict[str, list[tuple[str, str]]]:
     table: dict[str, list[tuple[str, str]]] = {}
-    for p in load_directions():
+    for p in load_directions(path):
         table.setdefault(_norms(p.word)[0], []).append((p.kind, p.other))
         if p.kind == "antonym":  # a neighbour or homophone only replaces the direction word
             table.setdefault(_norms(p.other)[0], []).append((p.kind, p.word))
@@ -351,7 +354,25 @@ def op_direction(ctx: PlanContext, rng: random.Random) -> Edit | None:
     """A direction or antonym word swapped for its opposite or a phonetic neighbour: T2 on an
     outcome span, T1 on an inform span (a homophone one tier lower), never elsewhere; ambiguous
     words only in a directional context (:func:`directional`)."""
-    table = _direction_table()
+    return _swap_word(ctx, rng, _direction_table(), "direction")
+
+
+def op_contrast(ctx: PlanContext, rng: random.Random) -> Edit | None:
+    """``synth-1.5`` (issue #28): a contrast word of ``data/contrasts.tsv`` (enable/disable,
+    lock/unlock, buy/sell, upstairs/downstairs, raise/lower, positive/negative, before/after,
+    on/off, left/right, accept/decline, include/exclude and their inflections) swapped for its
+    opposite or a phonetic neighbour ("accept" -> "except", "lower" -> "lore"). The flip reverses
+    the instruction or decision where it lies in an outcome span (T2) and changes what the
+    listener learns where it lies in an inform span (T1); a homophone is one tier lower; outside
+    the role spans nothing is planned. Ambiguous words (on, off, left, right) follow
+    :func:`directional`, exactly as :func:`op_direction`."""
+    return _swap_word(ctx, rng, _direction_table(CONTRASTS_FILE), "contrast")
+
+
+def _swap_word(
+    ctx: PlanContext, rng: random.Random, table: dict[str, list[tuple[str, str]]], prefix: str
+) -> Edit | None:
+    """One word of ``table`` swapped (op ``{prefix}_{kind}``), the tier from its role span."""
     cands: list[Edit] = []
     for i, tok in enumerate(ctx.tokens):
         alts = table.get(tok.norm)
@@ -362,7 +383,7 @@ def op_direction(ctx: PlanContext, rng: random.Random) -> Edit | None:
             continue
         for kind, other in alts:
             tier = base - 1 if kind == "homophone" else base
-            op = f"direction_{kind}"
+            op = f"{prefix}_{kind}"
             edit = ctx.make(tok.start, tok.end, match_case(tok.text, other), op, tier)
             if edit is not None:
                 cands.append(edit)

@@ -164,6 +164,10 @@ class PlanContext:
     #: Lowercase words seen in lowercase in the pool (so a capitalized one is not an entity).
     common_words: frozenset[str] = frozenset()
     edits: list[Edit] = field(default_factory=list)
+    #: ``synth-1.5`` ``number_format`` switch: called with the reference and the reference with
+    #: one number-format edit applied, it says whether that edit may be planned (``None``: every
+    #: one may, as in ``synth-1.0``-``1.4``). See :func:`annotation.synth.generate.number_filter`.
+    number_filter: Callable[[str, str], bool] | None = None
 
     def __post_init__(self) -> None:
         self.tokens: tuple[Token, ...] = tokenize(self.reference)
@@ -175,6 +179,12 @@ class PlanContext:
                     owner = span
                     break
             self._role_of.append(owner)
+
+    def keeps_number_format(self, edit: Edit) -> bool:
+        """Whether a number-format edit passes :attr:`number_filter`."""
+        if self.number_filter is None:
+            return True
+        return self.number_filter(self.reference, apply_edits(self.reference, [edit]))
 
     # -- roles ----------------------------------------------------------------------------------
     def role_of(self, i: int) -> RoleSpan | None:
@@ -481,7 +491,10 @@ def _digit_neighbour(text: str, toks: Sequence[Token], i: int) -> bool:
 
 
 def op_number_format(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _number_format_candidates(ctx, rng))
+    cands = _number_format_candidates(ctx, rng)
+    if ctx.number_filter is not None:  # synth-1.5 --number-format residual / none
+        cands = [c for c in cands if c is not None and ctx.keeps_number_format(c)]
+    return _pick(rng, cands)
 
 
 _SPELL_REVERSE_SKIP = frozenset({"check", "story", "practice", "tire", "curb", "meter", "program"})
