@@ -81,7 +81,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.synth import families, lexicon, values
+from annotation.synth import families, lexicon
+from annotation.synth import values as value_ops
 from annotation.synth.operators import (
     OPERATORS,
     VALUE_OPS,
@@ -1552,7 +1553,7 @@ ONE_EDIT_FAMILIES = (
 #: :func:`annotation.synth.values.op_value`) and ``contrast`` (one contrast word flipped,
 #: :func:`annotation.synth.families.op_contrast`).
 FORM_FAMILIES = (
-    ("value", "V", "value_probability", values.op_value),
+    ("value", "V", "value_probability", value_ops.op_value),
     ("contrast", "C", "contrast_probability", families.op_contrast),
 )
 

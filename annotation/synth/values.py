@@ -291,7 +291,7 @@ def value_candidates(ctx: PlanContext, rng: random.Random) -> dict[str, list[Edi
             if e is not None:
                 found.setdefault(e.op, []).append(e)
 
-    for i, tok in enumerate(ctx.tokens):
+    for i in range(len(ctx.tokens)):
         add(_time(ctx, rng, i))
         tier = _role_tier(ctx, i, i + 1)
         if tier is None:
