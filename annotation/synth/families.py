@@ -16,6 +16,9 @@ Three hand-written data sources, each read and checked here:
   the direction word. :func:`op_direction` plans T2 on outcome spans and T1 on inform
   spans for antonyms and neighbours; a homophone keeps the word recoverable from its sound and
   context, so it is one tier lower (T1 on outcome spans, T0 on inform spans).
+* **Contrast words** (``synth-1.5``, issue #28; ``data/contrasts.tsv``, the same format):
+  :func:`op_contrast` flips enable/disable, buy/sell, accept/decline, include/exclude and the
+  like, or swaps in a phonetic neighbour, with the tiers of :func:`op_direction`.
 * **Sentence rewrites and short commands** are pool sources (``annotation/sources/rewrites/`` and
   ``annotation/sources/short/``), read by :func:`load_rewrites` and by the generator's pool
   reader; ``annotation/sources/check_pool.py`` validates them.
@@ -275,7 +278,8 @@ def _number_next_to(ctx: PlanContext, i: int, j: int) -> bool:
 
 
 def op_reword(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    """T0: one tier-0 phrase-lexicon rewording, anywhere."""
+    """T0: one tier-0 phrase-lexicon rewording, anywhere (a number rewording only where the
+    ``synth-1.5`` ``number_format`` filter keeps it, :meth:`PlanContext.keeps_number_format`)."""
     cands: list[Edit] = []
     for entry, old, new in _directed(load_lexicon(), 0):
         for i, j in _phrase_hits(ctx, old):

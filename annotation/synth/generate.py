@@ -63,6 +63,15 @@ every gap T0, and their flips, exactly the flipped gap T2/T1). Like ladders they
 every other record is the record a run without them makes. ``quantifier_probability`` gives
 ``synth-1.4`` (:func:`annotation.synth.families.op_quantifier`: quantifier and frequency scope,
 T2 on outcome / T1 on inform spans), again only adding records.
+
+``synth-1.5`` (issue #28) adds ``value_probability`` (:func:`annotation.synth.values.op_value`:
+magnitude, digit order, unit, time and date changes) and ``contrast_probability``
+(:func:`annotation.synth.families.op_contrast`: contrast words and their phonetic neighbours),
+both T2 on outcome / T1 on inform spans and each pair also made in recognizer form
+(:func:`_recognizer_twin`); ``long_sentences`` (hand-written single sentences of 25-80 words,
+``long/*.jsonl``, split on their own); and ``number_format`` (``all``, the default and every
+earlier version's behaviour; ``residual``, only the number-format edits a normaliser cannot make
+equal, :func:`number_filter`; ``none``). With ``number_format="all"`` it only adds records.
 """
 
 from __future__ import annotations

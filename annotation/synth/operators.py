@@ -8,7 +8,8 @@ operators are grouped by the tier they plan:
   contractions, number formats that keep the value, spelling variants, split or merged compounds,
   homophones of function words, dropped function words, punctuation and case. Every T0 edit passes
   :func:`t0_safe`: it keeps the count of negation tokens and the multiset of number tokens (a
-  number-format edit instead keeps the value by construction, see :mod:`.numbers`).
+  number-format edit instead keeps the value by construction, see :mod:`.numbers`; from
+  ``synth-1.5`` on, :attr:`PlanContext.number_filter` may keep only some of them).
 * **T1, on inform spans** (uptake changes, outcome preserved): antonyms, negation flips, phonetic
   neighbours of content words, dropped descriptive words or whole asides, changed values in asides.
 * **T2, on outcome spans** (outcome changes): negation flips, changed numbers, dates and times,
