@@ -108,6 +108,8 @@ def test_value_changes_and_their_tiers(phonetic: PhoneticIndex) -> None:
                       ("inform", "the hall seats 4512 people")], phonetic)  # fmt: skip
     got = _all(values.op_value, ctx)
     assert ("300", "3000", 2) in got and ("dollars", "pounds", 2) in got  # the amount to pay: T2
+    tiers = [values.op_value(ctx, random.Random(seed)).tier for seed in range(40)]  # type: ignore[union-attr]
+    assert 10 <= tiers.count(1) <= 30  # the tier is drawn first: T1 figures are not drowned
     assert ("4512", "4152", 1) in got  # a descriptive figure: T1
     assert {t for old, _, t in got if old == "4512"} == {1}
     assert not any(old == "4512" and len(new) != 4 for old, new, _ in got)  # a code keeps size
@@ -192,6 +194,11 @@ def test_number_format_residual_keeps_what_the_normaliser_cannot_equalise(
     assert ("15", "fifteen") not in kept and ("4", "four") not in kept  # it equalises these
     for old, new in kept:
         assert _fake_normalizer(text) != _fake_normalizer(text.replace(old, new, 1))
+    # a part of a hyphenated number is not reformatted on its own ("twenty-7th")
+    text = "The deadline moved to the twenty-seventh of April, the score was 0-2."
+    assert ("seventh", "7th") in _formats(PlanContext(text, spans, phonetic))  # as synth-1.4
+    kept = _formats(PlanContext(text, spans, phonetic, number_filter=number_filter(config)))
+    assert not any(old in ("seventh", "twenty", "0", "2") for old, _ in kept), kept
     none = GenerationConfig(number_format="none")
     assert _formats(PlanContext(text, spans, phonetic, number_filter=number_filter(none))) == set()
     assert number_filter(GenerationConfig()) is None  # "all": the synth-1.0..1.4 behaviour

@@ -153,6 +153,8 @@ def _v15_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[st
         "counts as long above when it has at least 25 words."
     )
     mode = config.get("number_format", "all")
+    normalizer = stats.get("number_format_normalizer")
+    used = f" (normaliser `{normalizer}`)" if normalizer else ""
     w(
         f"- **Number formats** (`--number-format {mode}`): `all` plans every T0 number-format "
         "edit (`number_format`, and the lexicon's `reword_number`) as every earlier version "
@@ -160,12 +162,18 @@ def _v15_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[st
         "(`sitar.normalize`, or the function passed as `GenerationConfig.normalizer`; its id is "
         "in the manifest) gives the reference and the edited reference different canonical "
         "texts. A format difference the normaliser removes makes no gap at scoring time, so "
-        "training on it only teaches that 'a number changed' is harmless; what is left are the "
-        "residual cases, which depend on the normaliser: typically forms it does not equalise, "
-        "such as 'a dozen' vs '12', 'half past seven' vs '7:30', 'quarter to nine' vs '8:45', "
-        "a code read digit by digit ('six six two one' vs '6621') where it keeps the spaces. "
-        f"Number-format edits planned in this run: {fam['number_format_edits']}."
+        "training on it only teaches that 'a number changed' is harmless. What is left, the "
+        "*residual* cases, depends on the normaliser: forms it does not make equal, such as 'a "
+        "dozen' vs '12' or 'half past seven' vs '7:30'. "
+        f"Number-format edits planned in this run{used}: {fam['number_format_edits']}."
     )
+    examples = fam.get("number_format_examples") or []
+    if examples and mode != "all":
+        w(
+            "  `number_format` edits kept (up to 16, distinct): "
+            + "; ".join(f"'{a}' -> '{b}'" for a, b in examples)
+            + "."
+        )
     w(f"- Counters: {fam['counters']}.")
     w(
         "- Limitations: the value operator changes one token (or one word of a time); value "

@@ -2118,6 +2118,14 @@ def _v15_stats(
         e["op"] for r in records for e in r.provenance.get("edits", [])
         if e["op"] in NUMBER_FORMAT_OPS
     )  # fmt: skip
+    examples = sorted(
+        {
+            (e["ref_text"], e["new_text"])
+            for r in records
+            for e in r.provenance.get("edits", [])
+            if e["op"] == "number_format"
+        }
+    )
     return {
         "options": {
             "value_probability": config.value_probability,
@@ -2152,10 +2160,12 @@ def _v15_stats(
         },
         "long_sentence_records": len(long_records),
         "number_format_edits": dict(sorted(number_edits.items())),
+        # what --number-format kept: the first 16 distinct number_format edits (old, new)
+        "number_format_examples": [list(x) for x in examples[:16]],
         "counters": {
             k: v
             for k, v in sorted(counters.items())
-            if k.startswith(("value_", "contrast_", "long_"))
+            if k.startswith(("value_", "contrast_", "long_", "short_value_", "short_contrast_"))
         },
     }
 
@@ -2386,6 +2396,8 @@ def generate_corpus(
         stats["families_v13"] = _v13_stats(records, by_split, config, counters, short_items)
     if config.uses_v15_options:
         stats["families_v15"] = _v15_stats(records, by_split, config, counters, long_items)
+        if config.number_format == "residual" and config.normalizer is not None:
+            stats["number_format_normalizer"] = normalizer_name(config.normalizer)
     manifest = {
         "source": SOURCE,
         "generator_version": version,

@@ -494,8 +494,24 @@ def _digit_neighbour(text: str, toks: Sequence[Token], i: int) -> bool:
 def op_number_format(ctx: PlanContext, rng: random.Random) -> Edit | None:
     cands = _number_format_candidates(ctx, rng)
     if ctx.number_filter is not None:  # synth-1.5 --number-format residual / none
-        cands = [c for c in cands if c is not None and ctx.keeps_number_format(c)]
+        cands = [
+            c
+            for c in cands
+            if c is not None and not _inside_number(ctx.reference, c) and ctx.keeps_number_format(c)
+        ]
     return _pick(rng, cands)
+
+
+def _inside_number(text: str, edit: Edit) -> bool:
+    """Whether ``edit`` rewrites one part of a hyphenated number or score ("seventh" of
+    "twenty-seventh", "2" of "0-2"): a form no recognizer writes ("twenty-7th"). The earlier
+    versions plan such edits; from ``synth-1.5`` on, with a ``number_format`` filter, they are
+    left out."""
+    before = text[edit.start - 2 : edit.start] if edit.start >= 2 else ""
+    after = text[edit.end : edit.end + 2]
+    return (len(before) == 2 and before[1] == "-" and before[0].isalnum()) or (
+        len(after) == 2 and after[0] == "-" and after[1].isalnum()
+    )
 
 
 _SPELL_REVERSE_SKIP = frozenset({"check", "story", "practice", "tire", "curb", "meter", "program"})

@@ -15,6 +15,8 @@ kinds (the op name says which):
 * ``value_date``: a day or month ("the 14th" -> "the 4th", "the 13th" -> "the 30th",
   "fourteenth" -> "fourth", "in March" -> "in May").
 
+The tier is drawn first where a reference offers both (:func:`op_value`).
+
 **Tier by role** (the rule of every other ``synth`` family, :func:`.families._role_tier`): T2
 where the changed value lies in an outcome span (the amount to pay, the dose, the meeting time:
 the value bears on what the listener does), T1 where it lies in an inform span (a descriptive
@@ -306,9 +308,14 @@ def value_candidates(ctx: PlanContext, rng: random.Random) -> dict[str, list[Edi
 
 def op_value(ctx: PlanContext, rng: random.Random) -> Edit | None:
     """One value change (module docstring): T2 in an outcome span, T1 in an inform span. The
-    kind is drawn uniformly among those the reference offers, then one of its candidates."""
+    tier is drawn first (even odds where the reference offers both: outcome values outnumber
+    descriptive figures, and a model must also see that a changed figure can be T1), then the
+    kind uniformly among those left, then one of its candidates."""
     found = value_candidates(ctx, rng)
-    if not found:
+    tiers = sorted({e.tier for edits in found.values() for e in edits})
+    if not tiers:
         return None
-    kind = rng.choice(sorted(found))
-    return rng.choice(found[kind])
+    tier = rng.choice(tiers)
+    kinds = {k: [e for e in v if e.tier == tier] for k, v in sorted(found.items())}
+    kind = rng.choice([k for k, v in kinds.items() if v])
+    return rng.choice(kinds[kind])
