@@ -124,6 +124,9 @@ def test_value_changes_and_their_tiers(phonetic: PhoneticIndex) -> None:
     got = _all(values.op_value, _ctx(text, [("outcome", text[:-1])], phonetic))
     assert {("mg", "ml", 2), ("30", "13", 2), ("miles", "kilometres", 2)} <= got
     assert not any(old in ("7", "30") and new in ("70", "300") for old, new, _ in got)
+    text = "The final score was 3-1 to the visitors."
+    got = _all(values.op_value, _ctx(text, [("outcome", "The final score was 3-1")], phonetic))
+    assert not any(op in ("3", "1") for op, _, _ in got)  # one side of a score keeps its size
 
 
 def test_a_restated_value_is_not_changed(phonetic: PhoneticIndex) -> None:
@@ -145,6 +148,14 @@ def test_contrast_words_and_their_tiers(phonetic: PhoneticIndex) -> None:
     ctx = _ctx("I left early on Friday", [("outcome", "I left early on Friday")], phonetic)
     assert _all(families.op_contrast, ctx) == set()  # not directions here
     assert _all(families.op_contrast, _ctx("lock the door", [], phonetic)) == set()
+    text = "Elena will cover the shift on April 4th and switch on the lights"
+    got = _all(families.op_contrast, _ctx(text, [("outcome", text)], phonetic))
+    assert ("on", "off", 2) in got  # "switch on the lights"
+    assert {e.start for s in range(40) if (e := families.op_contrast(_ctx(text, [("outcome", text)],
+            phonetic), random.Random(s)))} == {text.index("on the lights")}  # fmt: skip
+    # op_direction keeps its synth-1.3 behaviour ("shift" reads as a verb there)
+    got = _all(families.op_direction, _ctx(text, [("outcome", text)], phonetic))
+    assert any(old == "on" for old, _, _ in got)
 
 
 def test_recognizer_text_moves_positions() -> None:
@@ -344,3 +355,12 @@ def test_repository_long_sentences(tmp_path: Path) -> None:
     (tmp_path / "long" / "x.jsonl").write_text(json.dumps(short) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="need 25"):
         load_long_sentences(tmp_path)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_pool", DEFAULT_POOL_ROOT / "check_pool.py")
+    check = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(check)  # type: ignore[union-attr]
+    two = {**LONG[0], "text": LONG[0]["text"].replace(", please", ". Please", 1)}
+    (tmp_path / "long" / "x.jsonl").write_text(json.dumps(two) + "\n", encoding="utf-8")
+    errors, _, _ = check.check_pool(tmp_path)
+    assert errors == ["x.jsonl:1: a long sentence must be one sentence"]

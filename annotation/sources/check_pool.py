@@ -6,7 +6,7 @@ pool file ``pool/*.jsonl`` and ``templates*.jsonl``: required fields, 5-80 words
 occur exactly once in the text and do not overlap, known domains and slot types. The short
 commands ``short/*.jsonl`` (``synth-1.3``) get the same checks with 2-8 words, and their texts
 must not repeat a pool text; the long sentences ``long/*.jsonl`` (``synth-1.5``) get them with
-25-80 words (one sentence each); the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
+25-80 words, one sentence each; the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
 repeat its text exactly, differ from it, and carry a flip whose ``old`` occurs once in the
 rewrite (:func:`check_rewrites`). It prints a summary (counts per domain) and exits non-zero on
 any problem.
@@ -72,6 +72,8 @@ SLOT_TYPES = {
 }
 #: Fewest words of a long sentence (``long/*.jsonl``, ``synth-1.5``, issue #28).
 LONG_MIN_WORDS = 25
+#: A sentence end inside a text (".", "!" or "?" before a space).
+SENTENCE_BREAK_RE = re.compile(r"[.!?]\s")
 SLOT_RE = re.compile(r"\{([a-z_0-9]+)\}")
 WORD_RE = re.compile(r"\w+(?:['’]\w+)*")
 
@@ -139,6 +141,8 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
             n = _words(text)
             if not min_words <= n <= max_words:
                 errors.append(f"{where}: {n} words (need {min_words}-{max_words})")
+            if min_words == LONG_MIN_WORDS and SENTENCE_BREAK_RE.search(text):
+                errors.append(f"{where}: a long sentence must be one sentence")
             _check_spans(where, text, item, errors)
             pool_texts[uid] = text
             per_domain[str(domain)] += 1

@@ -32,11 +32,13 @@ from __future__ import annotations
 import functools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotation.synth import lexicon
+from annotation.synth.numbers import is_number_token
 from annotation.synth.operators import Edit, PlanContext, _is_word, match_case, negation_count
 from sitar.errors import InputError
 from sitar.text import tokenize
@@ -370,17 +372,34 @@ def op_contrast(ctx: PlanContext, rng: random.Random) -> Edit | None:
     listener learns where it lies in an inform span (T1); a homophone is one tier lower; outside
     the role spans nothing is planned. Ambiguous words (on, off, left, right) follow
     :func:`directional`, exactly as :func:`op_direction`."""
-    return _swap_word(ctx, rng, _direction_table(CONTRASTS_FILE), "contrast")
+    return _swap_word(ctx, rng, _direction_table(CONTRASTS_FILE), "contrast", _dated)
+
+
+#: Words after "on" / "off" that make it a date or a number, not a switch ("shift on April 4th",
+#: "on Friday", "off 20 percent"): :func:`op_contrast` leaves it alone there.
+_DATE_WORDS = frozenset(w.casefold() for w in (*lexicon.MONTHS, *lexicon.WEEKDAYS))
+
+
+def _dated(tokens: Sequence[Any], i: int) -> bool:
+    nxt = tokens[i + 1].norm if i + 1 < len(tokens) else ""
+    if tokens[i].norm not in ("on", "off") or not nxt:
+        return False
+    return nxt in _DATE_WORDS or is_number_token(nxt)
 
 
 def _swap_word(
-    ctx: PlanContext, rng: random.Random, table: dict[str, list[tuple[str, str]]], prefix: str
+    ctx: PlanContext,
+    rng: random.Random,
+    table: dict[str, list[tuple[str, str]]],
+    prefix: str,
+    skip: Callable[[Sequence[Any], int], bool] | None = None,
 ) -> Edit | None:
-    """One word of ``table`` swapped (op ``{prefix}_{kind}``), the tier from its role span."""
+    """One word of ``table`` swapped (op ``{prefix}_{kind}``), the tier from its role span; a
+    word for which ``skip`` (tokens, index) says True is left alone."""
     cands: list[Edit] = []
     for i, tok in enumerate(ctx.tokens):
         alts = table.get(tok.norm)
-        if not alts or not directional(ctx.tokens, i):
+        if not alts or not directional(ctx.tokens, i) or (skip is not None and skip(ctx.tokens, i)):
             continue
         base = _role_tier(ctx, i, i + 1)
         if base is None:

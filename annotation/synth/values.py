@@ -125,9 +125,11 @@ def _teen_numbers() -> dict[int, int]:
     return out
 
 
-def _is_time_part(text: str, tok: Token) -> bool:
-    """Whether a digit token is the hour or minutes of a written clock time ("7:30")."""
-    return text[tok.end : tok.end + 1] == ":" or text[tok.start - 1 : tok.start] == ":"
+def _joined_number(text: str, tok: Token) -> bool:
+    """Whether a digit token is the hour or minutes of a written clock time ("7:30"), or one side
+    of a score or range written with a dash ("3-1", "3–1"): neither changes size on its own."""
+    joiners = (":", "-", "\u2013")
+    return text[tok.end : tok.end + 1] in joiners or text[tok.start - 1 : tok.start] in joiners
 
 
 def _recurs(ctx: PlanContext, i: int) -> bool:
@@ -155,7 +157,7 @@ def _magnitude(ctx: PlanContext, rng: random.Random, i: int, tier: int) -> list[
         new = match_case(tok.text, rng.choice(scale))
         out.append(ctx.make(tok.start, tok.end, new, "value_magnitude", tier))
     nxt = toks[i + 1].norm if i + 1 < len(toks) else ""
-    if _DIGITS_RE.fullmatch(tok.text) and not _is_time_part(text, tok) and nxt not in _CLOCK:
+    if _DIGITS_RE.fullmatch(tok.text) and not _joined_number(text, tok) and nxt not in _CLOCK:
         plain = tok.text.replace(",", "")
         value = int(plain)
         # four or more digits without a comma are codes or years: only their digit order changes
@@ -170,7 +172,7 @@ def _magnitude(ctx: PlanContext, rng: random.Random, i: int, tier: int) -> list[
 
 def _transpose(ctx: PlanContext, rng: random.Random, i: int, tier: int) -> list[Edit | None]:
     tok = ctx.tokens[i]
-    if not _DIGITS_RE.fullmatch(tok.text) or _is_time_part(ctx.reference, tok):
+    if not _DIGITS_RE.fullmatch(tok.text) or _joined_number(ctx.reference, tok):
         return []
     digits = list(tok.text.replace(",", ""))
     spots = [
