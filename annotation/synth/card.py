@@ -157,7 +157,8 @@ def _v15_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[st
     used = f" (normaliser `{normalizer}`)" if normalizer else ""
     w(
         f"- **Number formats** (`--number-format {mode}`): `all` plans every T0 number-format "
-        "edit (`number_format`, and the lexicon's `reword_number`) as every earlier version "
+        "edit (`number_format`, and the lexicon's `reword_number` rows that say a number another "
+        "way, 'half past seven' -> 'seven thirty') as every earlier version "
         "does; `none` plans none; `residual` keeps an edit only where the normaliser "
         "(`sitar.normalize`, or the function passed as `GenerationConfig.normalizer`; its id is "
         "in the manifest) gives the reference and the edited reference different canonical "

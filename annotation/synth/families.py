@@ -39,7 +39,14 @@ from typing import Any
 
 from annotation.synth import lexicon
 from annotation.synth.numbers import is_number_token
-from annotation.synth.operators import Edit, PlanContext, _is_word, match_case, negation_count
+from annotation.synth.operators import (
+    Edit,
+    PlanContext,
+    _is_word,
+    match_case,
+    negation_count,
+    number_tokens,
+)
 from sitar.errors import InputError
 from sitar.text import tokenize
 
@@ -290,9 +297,16 @@ def op_reword(ctx: PlanContext, rng: random.Random) -> Edit | None:
             a, b = ctx.tokens[i].start, ctx.tokens[j - 1].end
             op = "reword_number" if entry.kind in NUMBER_KINDS else "reword"
             edit = ctx.make(a, b, match_case(ctx.tokens[i].text, new), op, 0)
-            if edit is not None and (op == "reword" or ctx.keeps_number_format(edit)):
+            if edit is not None and (not _number_form(edit) or ctx.keeps_number_format(edit)):
                 cands.append(edit)
     return rng.choice(cands) if cands else None
+
+
+def _number_form(edit: Edit) -> bool:
+    """Whether a rewording changes how a number is said ("half past seven" -> "seven thirty"),
+    which the ``synth-1.5`` ``number_format`` switch governs; a time rewording without a number
+    ("until" -> "till") is an ordinary rewording."""
+    return edit.op == "reword_number" and bool(number_tokens(edit.old) or number_tokens(edit.new))
 
 
 def op_reword_flip(ctx: PlanContext, rng: random.Random) -> Edit | None:

@@ -2073,8 +2073,6 @@ def _v13_stats(
 
 #: ``synth-1.5`` record families by ``provenance.profile``.
 V15_PROFILES = ("value", "contrast")
-#: Ops that change a number's form and keep its value (what ``number_format`` switches).
-NUMBER_FORMAT_OPS = ("number_format", "reword_number")
 
 
 def _v15_stats(
@@ -2114,9 +2112,14 @@ def _v15_stats(
     long_records = [
         r for r in records if str(r.provenance.get("pool_file", "")).startswith("long/")
     ]
+    from annotation.synth.operators import number_tokens
+
     number_edits = Counter(
         e["op"] for r in records for e in r.provenance.get("edits", [])
-        if e["op"] in NUMBER_FORMAT_OPS
+        if e["op"] == "number_format" or (
+            e["op"] == "reword_number"
+            and (number_tokens(e["ref_text"]) or number_tokens(e["new_text"]))
+        )
     )  # fmt: skip
     examples = sorted(
         {
