@@ -366,8 +366,10 @@ def sitar_normalizer() -> Callable[[str], str]:
     """The package's normaliser (``sitar.normalize``, issue #28) as a text -> canonical text
     function, with its id in the attribute ``normalizer_id``; raises :class:`InputError` where
     this checkout has none (pass ``GenerationConfig(normalizer=...)`` then)."""
+    import importlib
+
     try:
-        from sitar import normalize as module
+        module: Any = importlib.import_module("sitar.normalize")
     except ImportError as e:
         raise InputError(
             "number_format='residual' needs a normaliser, and this checkout has no "
