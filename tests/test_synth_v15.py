@@ -124,6 +124,11 @@ def test_value_changes_and_their_tiers(phonetic: PhoneticIndex) -> None:
     got = _all(values.op_value, _ctx(text, [("outcome", text[:-1])], phonetic))
     assert {("mg", "ml", 2), ("30", "13", 2), ("miles", "kilometres", 2)} <= got
     assert not any(old in ("7", "30") and new in ("70", "300") for old, new, _ in got)
+    text = "Please call 04611 344 704 before noon."
+    got = _all(values.op_value, _ctx(text, [("outcome", text[:-1])], phonetic))
+    assert got and all(
+        op == "344" and sorted(new) == sorted("344") for op, new, _ in got if op == "344"
+    )
     text = "The final score was 3-1 to the visitors."
     got = _all(values.op_value, _ctx(text, [("outcome", "The final score was 3-1")], phonetic))
     assert not any(op in ("3", "1") for op, _, _ in got)  # one side of a score keeps its size

@@ -48,7 +48,7 @@ from annotation.synth.numbers import (
     parse_ordinal,
     words_to_int,
 )
-from annotation.synth.operators import Edit, PlanContext, match_case
+from annotation.synth.operators import Edit, PlanContext, _digit_neighbour, match_case
 from sitar.errors import InputError
 from sitar.text import Token
 
@@ -160,8 +160,15 @@ def _magnitude(ctx: PlanContext, rng: random.Random, i: int, tier: int) -> list[
     if _DIGITS_RE.fullmatch(tok.text) and not _joined_number(text, tok) and nxt not in _CLOCK:
         plain = tok.text.replace(",", "")
         value = int(plain)
-        # four or more digits without a comma are codes or years: only their digit order changes
-        if value >= 1 and not plain.startswith("0") and ("," in tok.text or len(plain) <= 3):
+        # four or more digits without a comma are codes or years, and a group of a spaced digit
+        # string is part of a phone number: only their digit order changes
+        short = "," in tok.text or len(plain) <= 3
+        if (
+            value >= 1
+            and not plain.startswith("0")
+            and short
+            and not _digit_neighbour(text, toks, i)
+        ):
             options = [value * 10]
             if value % 10 == 0 and value >= 20:
                 options.append(value // 10)
