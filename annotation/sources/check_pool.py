@@ -5,7 +5,8 @@ pool file ``pool/*.jsonl`` and ``templates*.jsonl``: required fields, 5-80 words
 (templates: after filling slots with short placeholders), unique ids and texts, role spans that
 occur exactly once in the text and do not overlap, known domains and slot types. The short
 commands ``short/*.jsonl`` (``synth-1.3``) get the same checks with 2-8 words, and their texts
-must not repeat a pool text; the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
+must not repeat a pool text; the long sentences ``long/*.jsonl`` (``synth-1.5``) get them with
+25-80 words, one sentence each; the sentence rewrites ``rewrites/*.jsonl`` must name a pool item,
 repeat its text exactly, differ from it, and carry a flip whose ``old`` occurs once in the
 rewrite (:func:`check_rewrites`). It prints a summary (counts per domain) and exits non-zero on
 any problem.
@@ -71,6 +72,10 @@ SLOT_TYPES = {
     "department",
     "email",
 }
+#: Fewest words of a long sentence (``long/*.jsonl``, ``synth-1.5``, issue #28).
+LONG_MIN_WORDS = 25
+#: A sentence end inside a text (".", "!" or "?" before a space).
+SENTENCE_BREAK_RE = re.compile(r"[.!?]\s")
 SLOT_RE = re.compile(r"\{([a-z_0-9]+)\}")
 WORD_RE = re.compile(r"\w+(?:['’]\w+)*")
 
@@ -111,6 +116,7 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
     pool_texts: dict[str, str] = {}
     files = [(p, 5, 80) for p in sorted((root / "pool").glob("*.jsonl"))]
     files += [(p, 2, 8) for p in sorted((root / "short").glob("*.jsonl"))]
+    files += [(p, LONG_MIN_WORDS, 80) for p in sorted((root / "long").glob("*.jsonl"))]
     for path, min_words, max_words in files:
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -137,6 +143,8 @@ def check_pool(root: Path = HERE) -> tuple[list[str], Counter[str], int]:
             n = _words(text)
             if not min_words <= n <= max_words:
                 errors.append(f"{where}: {n} words (need {min_words}-{max_words})")
+            if min_words == LONG_MIN_WORDS and SENTENCE_BREAK_RE.search(text):
+                errors.append(f"{where}: a long sentence must be one sentence")
             _check_spans(where, text, item, errors)
             pool_texts[uid] = text
             per_domain[str(domain)] += 1

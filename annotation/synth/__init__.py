@@ -7,7 +7,9 @@ with spec §5 (docs/spec.md), so the records (``sitar.record/1``) match the LLM 
 ``python -m annotation.synth --out DIR --seed 13 --pairs-per-reference K`` (add
 ``--passage-probability P`` / ``--family-probability Q`` for the ``synth-1.1`` passages and nested
 siblings, and ``--ladder-probability L`` for the ``synth-1.2`` ladders; ``--reword-probability``,
-``--direction-probability``, ``--short-commands`` and ``--sentence-rewrites`` for ``synth-1.3``).
+``--direction-probability``, ``--short-commands`` and ``--sentence-rewrites`` for ``synth-1.3``;
+``--quantifier-probability`` for ``synth-1.4``; ``--value-probability``, ``--contrast-probability``,
+``--long-sentences`` and ``--number-format`` for ``synth-1.5``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ __all__ = [
     "GENERATOR_VERSION_V11",
     "GENERATOR_VERSION_V12",
     "GENERATOR_VERSION_V13",
+    "GENERATOR_VERSION_V14",
+    "GENERATOR_VERSION_V15",
     "GenerationConfig",
     "generate_corpus",
     "generator_version",
@@ -28,6 +32,8 @@ from annotation.synth.generate import (
     GENERATOR_VERSION_V11,
     GENERATOR_VERSION_V12,
     GENERATOR_VERSION_V13,
+    GENERATOR_VERSION_V14,
+    GENERATOR_VERSION_V15,
     GenerationConfig,
     generate_corpus,
     generator_version,

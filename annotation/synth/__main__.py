@@ -9,7 +9,9 @@ bar and prints a summary; ``--card PATH`` also writes the data card. Errors from
 (``synth-1.1``); ``--ladder-probability L`` adds ladders (``synth-1.2``). ``--reword-probability
 R``, ``--direction-probability D``, ``--short-commands`` and ``--sentence-rewrites`` add the
 families of issue #12 (``synth-1.3``); ``--quantifier-probability Q`` adds quantifier and frequency
-scope pairs (``synth-1.4``).
+scope pairs (``synth-1.4``). ``--value-probability V``, ``--contrast-probability C``,
+``--long-sentences`` and ``--number-format {all,residual,none}`` (default ``all``, the earlier
+versions' behaviour) give ``synth-1.5`` (issue #28).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from annotation.synth.card import render_data_card
 from annotation.synth.generate import (
     DEFAULT_POOL_ROOT,
+    NUMBER_FORMAT_MODES,
     GenerationConfig,
     StandInAnalyzer,
     generate_corpus,
@@ -114,6 +117,41 @@ def build_parser() -> argparse.ArgumentParser:
         "span that also get a quantifier pair ('the figures' -> 'most of the figures'; T2 on "
         "outcome, T1 on inform spans) (default 0; > 0 gives synth-1.4)",
     )
+    p.add_argument(
+        "--value-probability",
+        type=float,
+        default=0.0,
+        metavar="V",
+        help="share of references with a value in a role span that also get a value pair "
+        "(magnitude, digit order, unit, time, date; T2 on outcome, T1 on inform spans) and its "
+        "recognizer-form twin (default 0; > 0 gives synth-1.5)",
+    )
+    p.add_argument(
+        "--contrast-probability",
+        type=float,
+        default=0.0,
+        metavar="C",
+        help="share of references with a contrast word in a role span (enable/disable, "
+        "buy/sell, accept/decline ...) that also get a contrast pair (T2 on outcome, T1 on "
+        "inform spans) and its recognizer-form twin (default 0; > 0 gives synth-1.5)",
+    )
+    p.add_argument(
+        "--long-sentences",
+        action="store_true",
+        help="add the hand-written long sentences (sources/long/*.jsonl, 25-80 words) as "
+        "references (synth-1.5)",
+    )
+    p.add_argument(
+        "--long-pairs-per-reference", type=int, default=4, metavar="K",
+        help="ordinary pairs per long sentence (default 4)",
+    )  # fmt: skip
+    p.add_argument(
+        "--number-format",
+        choices=NUMBER_FORMAT_MODES,
+        default="all",
+        help="T0 number-format edits: all (default; every earlier version), residual (only "
+        "those sitar.normalize cannot make equal) or none; residual/none give synth-1.5",
+    )
     p.add_argument("--card", type=Path, default=None, help="also write the data card here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -126,12 +164,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --pairs-per-reference must be >= 1 and --fills-per-template >= 0",
               file=sys.stderr)  # fmt: skip
         return 2
-    if args.short_pairs_per_reference < 1:
-        print("error: --short-pairs-per-reference must be >= 1", file=sys.stderr)
-        return 2
+    for name in ("short_pairs_per_reference", "long_pairs_per_reference"):
+        if getattr(args, name) < 1:
+            print(f"error: --{name.replace('_', '-')} must be >= 1", file=sys.stderr)
+            return 2
     for name in ("passage_probability", "family_probability", "ladder_probability",
                  "reword_probability", "direction_probability",
-                 "quantifier_probability"):  # fmt: skip
+                 "quantifier_probability", "value_probability",
+                 "contrast_probability"):  # fmt: skip
         if not 0.0 <= getattr(args, name) <= 1.0:
             flag = "--" + name.replace("_", "-")
             print(f"error: {flag} must be in [0, 1]", file=sys.stderr)
@@ -152,6 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         short_pairs_per_reference=args.short_pairs_per_reference,
         sentence_rewrites=args.sentence_rewrites,
         quantifier_probability=args.quantifier_probability,
+        value_probability=args.value_probability,
+        contrast_probability=args.contrast_probability,
+        long_sentences=args.long_sentences,
+        long_pairs_per_reference=args.long_pairs_per_reference,
+        number_format=args.number_format,
     )
     analyzer = StandInAnalyzer() if args.analyzer == "standin" else args.analyzer
     progress = None
@@ -184,6 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{families['siblings']} of {families['drawn']} drawn")  # fmt: skip
     if "families_v13" in stats:
         print(f"synth-1.3/1.4 families: {stats['families_v13']['records']}")
+    if "families_v15" in stats:
+        v15 = stats["families_v15"]
+        print(f"synth-1.5 families: {v15['records']} by form {v15['records_by_form']}, "
+              f"long-sentence records {v15['long_sentence_records']}, number-format edits "
+              f"{v15['number_format_edits']}")  # fmt: skip
     if args.card is not None:
         print(f"data card: {args.card}")
     return 0

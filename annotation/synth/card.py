@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["OPERATOR_NOTES", "V13_OPERATOR_NOTES", "render_data_card"]
+__all__ = ["OPERATOR_NOTES", "V13_OPERATOR_NOTES", "V15_OPERATOR_NOTES", "render_data_card"]
 
 #: One line per operator: (planned tier, role it acts on, what it does).
 OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
@@ -75,6 +75,115 @@ V13_OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
     "quantifier_reword": ("T0", "anywhere", "the same quantifier reworded (all the -> all "
                           "of the; synth-1.4)"),
 }  # fmt: skip
+
+
+#: Operators of the ``synth-1.5`` families (rendered only for such runs).
+V15_OPERATOR_NOTES: dict[str, tuple[str, str, str]] = {
+    "value_magnitude": ("T2 / T1", "outcome / inform", "scale word or power of ten (three "
+                        "hundred -> three thousand, 300 -> 3000, 2,500 -> 250); synth-1.5"),
+    "value_transpose": ("T2 / T1", "outcome / inform", "two adjacent digits swapped (4512 -> "
+                        "4152); synth-1.5"),
+    "value_unit": ("T2 / T1", "outcome / inform", "unit after a number (kilograms <-> pounds, "
+                   "miles <-> kilometres, mg <-> ml, minutes <-> hours); synth-1.5"),
+    "value_time": ("T2 / T1", "outcome / inform", "clock time (7:30 -> 7:13, seven thirty -> "
+                   "seven thirteen, half past -> quarter past, am <-> pm, the hour +-1); synth-1.5"),
+    "value_date": ("T2 / T1", "outcome / inform", "day or month (the 14th -> the 4th, the 13th "
+                   "<-> the 30th, fourteenth -> fourth, March -> May); synth-1.5"),
+    "contrast_antonym": ("T2 / T1", "outcome / inform", "contrast word flipped (enable <-> "
+                         "disable, buy <-> sell, accept <-> decline, include <-> exclude, "
+                         "positive <-> negative ...); synth-1.5"),
+    "contrast_neighbour": ("T2 / T1", "outcome / inform", "phonetic neighbour of a contrast "
+                           "word (accept -> except, lower -> lore, enable -> unable); synth-1.5"),
+    "contrast_homophone": ("T1 / T0", "outcome / inform", "homophone of a contrast word (raise "
+                           "-> rays, sell -> cell): recoverable by sound; synth-1.5"),
+}  # fmt: skip
+
+
+def _v15_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    """The section on the families of issue #28 (``synth-1.5`` runs only)."""
+    fam = stats["families_v15"]
+    data, records, forms = fam["data"], fam["records"], fam["records_by_form"]
+    out = ["## Value changes, contrast words, long sentences, number formats (synth-1.5)", ""]
+    w = out.append
+    w(
+        "The model trained on `synth-1.4` scored real value changes as harmless ('Wire 300 "
+        "dollars to Anna.' -> '... 3000 ...' scored 0.017) and missed contrast flips in "
+        "lowercase text ('enable' -> 'disable' 0.16), while the T0 `number_format` family had "
+        "taught it that a number changing form is harmless (issue #28). These options add "
+        "records after every other record of a reference (with `--number-format all` every "
+        "`synth-1.4` record is unchanged). **Tier by role**: a value or contrast change is T2 in "
+        "an outcome span (an amount to pay, a dose, a meeting time, the instruction itself) and "
+        "T1 in an inform span (a descriptive figure, a stated circumstance); outside the role "
+        "spans nothing is planned. Each pair is kept only when CGD gives exactly one gap at the "
+        "planned tier (any other gap T0); each is also made in **recognizer form** (both sides "
+        "lowercase without punctuation, id suffix + `r`), held to the same labels; the written "
+        "pair's hypothesis is stripped with the usual surface probability (mixed form)."
+    )
+    w("")
+    w("| family | option | what | records (written / recognizer) | by split | on long references "
+      "| highest position per pair |")  # fmt: skip
+    w("|---|---|---|---:|---|---:|---|")
+    rows = [
+        ("value", f"`--value-probability {config.get('value_probability', 0.0)}`",
+         f"one value change (`data/values.tsv`: {data['value_rows']} rows): magnitude, digit "
+         "order, unit, clock time, date (`-V`, `-Vr`)"),
+        ("contrast", f"`--contrast-probability {config.get('contrast_probability', 0.0)}`",
+         f"one contrast word flipped (`data/contrasts.tsv`: {data['contrast_rows']} rows): its "
+         "opposite, a phonetic neighbour, or a homophone one tier lower (`-C`, `-Cr`)"),
+    ]  # fmt: skip
+    for name, option, what in rows:
+        f = forms.get(name, {})
+        w(
+            f"| {name} | {option} | {what} | {records.get(name, 0)} ({f.get('written', 0)} / "
+            f"{f.get('recognizer', 0)}) | {fam['records_by_split'].get(name, {})} | "
+            f"{fam['records_with_long_reference'].get(name, 0)} | "
+            f"{fam['pair_max_position'].get(name, {})} |"
+        )
+    w("")
+    w(f"Value and contrast records by op: {fam['records_by_op']}.")
+    w("")
+    w(
+        f"- **Long sentences** (`--long-sentences`, {data['long_sentences']} hand-written single "
+        "sentences of 25-80 words in `annotation/sources/long/*.jsonl`, source `hand:sitar-28`): "
+        "amounts, doses, times, dates and contrast words far from a short frame, with incidental "
+        "figures in inform spans. Each gets "
+        f"{config.get('long_pairs_per_reference', 4)} ordinary pairs and, whenever the value or "
+        "contrast family is on, always that family's pair; they are split on their own (same "
+        f"seed and fractions). Records from them: {fam['long_sentence_records']}. A reference "
+        "counts as long above when it has at least 25 words."
+    )
+    mode = config.get("number_format", "all")
+    normalizer = stats.get("number_format_normalizer")
+    used = f" (normaliser `{normalizer}`)" if normalizer else ""
+    w(
+        f"- **Number formats** (`--number-format {mode}`): `all` plans every T0 number-format "
+        "edit (`number_format`, and the lexicon's `reword_number` rows that say a number another "
+        "way, 'half past seven' -> 'seven thirty') as every earlier version "
+        "does; `none` plans none; `residual` keeps an edit only where the normaliser "
+        "(`sitar.normalize`, or the function passed as `GenerationConfig.normalizer`; its id is "
+        "in the manifest) gives the reference and the edited reference different canonical "
+        "texts. A format difference the normaliser removes makes no gap at scoring time, so "
+        "training on it only teaches that 'a number changed' is harmless. What is left, the "
+        "*residual* cases, depends on the normaliser: forms it does not make equal, such as 'a "
+        "dozen' vs '12' or 'half past seven' vs '7:30'. "
+        f"Number-format edits planned in this run{used}: {fam['number_format_edits']}."
+    )
+    examples = fam.get("number_format_examples") or []
+    if examples and mode != "all":
+        w(
+            "  `number_format` edits kept (up to 16, distinct): "
+            + "; ".join(f"'{a}' -> '{b}'" for a, b in examples)
+            + "."
+        )
+    w(f"- Counters: {fam['counters']}.")
+    w(
+        "- Limitations: the value operator changes one token (or one word of a time); value "
+        "changes that a listener could recover from a restated value are left out (the value "
+        "must not occur twice); the long sentences are one author's register; month and unit "
+        "confusions come from short hand-written lists."
+    )
+    w("")
+    return out
 
 
 def _v13_section(stats: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
@@ -344,6 +453,27 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
             else ""
         )
         + (" --sentence-rewrites" if config.get("sentence_rewrites") else "")
+        + (
+            f" --value-probability {config['value_probability']}"
+            if config.get("value_probability")
+            else ""
+        )
+        + (
+            f" --contrast-probability {config['contrast_probability']}"
+            if config.get("contrast_probability")
+            else ""
+        )
+        + (" --long-sentences" if config.get("long_sentences") else "")
+        + (
+            f" --long-pairs-per-reference {config['long_pairs_per_reference']}"
+            if config.get("long_sentences") and config.get("long_pairs_per_reference") != 4
+            else ""
+        )
+        + (
+            f" --number-format {config['number_format']}"
+            if config.get("number_format", "all") != "all"
+            else ""
+        )
     )
     out: list[str] = []
     w = out.append
@@ -451,6 +581,8 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
         out.extend(_ladder_section(stats, config))
     if "families_v13" in stats:
         out.extend(_v13_section(stats, config))
+    if "families_v15" in stats:
+        out.extend(_v15_section(stats, config))
     w("## Operators")
     w("")
     w("| operator | planned tier | acts on | what | planned | mapped to a gap |")
@@ -465,6 +597,8 @@ def render_data_card(stats: Mapping[str, Any], manifest: Mapping[str, Any]) -> s
             for k, v in V13_OPERATOR_NOTES.items()
             if quantifiers or not k.startswith("quantifier")
         )
+    if "families_v15" in stats:
+        notes.update(V15_OPERATOR_NOTES)
     for name, (tier, role, what) in notes.items():
         w(
             f"| `{name}` | {tier} | {role} | {what} | {planned.get(name, 0)} | {mapped.get(name, 0)} |"

@@ -16,6 +16,9 @@ Three hand-written data sources, each read and checked here:
   the direction word. :func:`op_direction` plans T2 on outcome spans and T1 on inform
   spans for antonyms and neighbours; a homophone keeps the word recoverable from its sound and
   context, so it is one tier lower (T1 on outcome spans, T0 on inform spans).
+* **Contrast words** (``synth-1.5``, issue #28; ``data/contrasts.tsv``, the same format):
+  :func:`op_contrast` flips enable/disable, buy/sell, accept/decline, include/exclude and the
+  like, or swaps in a phonetic neighbour, with the tiers of :func:`op_direction`.
 * **Sentence rewrites and short commands** are pool sources (``annotation/sources/rewrites/`` and
   ``annotation/sources/short/``), read by :func:`load_rewrites` and by the generator's pool
   reader; ``annotation/sources/check_pool.py`` validates them.
@@ -29,12 +32,21 @@ from __future__ import annotations
 import functools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotation.synth.operators import Edit, PlanContext, _is_word, match_case, negation_count
+from annotation.synth import lexicon
+from annotation.synth.numbers import is_number_token
+from annotation.synth.operators import (
+    Edit,
+    PlanContext,
+    _is_word,
+    match_case,
+    negation_count,
+    number_tokens,
+)
 from sitar.errors import InputError
 from sitar.text import tokenize
 
@@ -48,6 +60,7 @@ __all__ = [
     "load_directions",
     "load_lexicon",
     "load_rewrites",
+    "op_contrast",
     "op_direction",
     "op_quantifier",
     "op_reword",
@@ -57,6 +70,8 @@ __all__ = [
 DATA_DIR = Path(__file__).resolve().parent / "data"
 LEXICON_FILE = DATA_DIR / "reword_lexicon.tsv"
 DIRECTIONS_FILE = DATA_DIR / "directions.tsv"
+#: ``synth-1.5`` contrast words (issue #28), in the format of the directions table.
+CONTRASTS_FILE = DATA_DIR / "contrasts.tsv"
 DIRECTION_KINDS = ("antonym", "neighbour", "homophone")
 #: Lexicon kinds whose rows change number tokens on purpose (same value, other words: "half past
 #: seven" -> "seven thirty"); every other tier-0 row must keep the number tokens.
@@ -272,7 +287,8 @@ def _number_next_to(ctx: PlanContext, i: int, j: int) -> bool:
 
 
 def op_reword(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    """T0: one tier-0 phrase-lexicon rewording, anywhere."""
+    """T0: one tier-0 phrase-lexicon rewording, anywhere (a number rewording only where the
+    ``synth-1.5`` ``number_format`` filter keeps it, :meth:`PlanContext.keeps_number_format`)."""
     cands: list[Edit] = []
     for entry, old, new in _directed(load_lexicon(), 0):
         for i, j in _phrase_hits(ctx, old):
@@ -281,9 +297,16 @@ def op_reword(ctx: PlanContext, rng: random.Random) -> Edit | None:
             a, b = ctx.tokens[i].start, ctx.tokens[j - 1].end
             op = "reword_number" if entry.kind in NUMBER_KINDS else "reword"
             edit = ctx.make(a, b, match_case(ctx.tokens[i].text, new), op, 0)
-            if edit is not None:
+            if edit is not None and (not _number_form(edit) or ctx.keeps_number_format(edit)):
                 cands.append(edit)
     return rng.choice(cands) if cands else None
+
+
+def _number_form(edit: Edit) -> bool:
+    """Whether a rewording changes how a number is said ("half past seven" -> "seven thirty"),
+    which the ``synth-1.5`` ``number_format`` switch governs; a time rewording without a number
+    ("until" -> "till") is an ordinary rewording."""
+    return edit.op == "reword_number" and bool(number_tokens(edit.old) or number_tokens(edit.new))
 
 
 def op_reword_flip(ctx: PlanContext, rng: random.Random) -> Edit | None:
@@ -302,9 +325,9 @@ def op_reword_flip(ctx: PlanContext, rng: random.Random) -> Edit | None:
     return rng.choice(cands) if cands else None
 
 
-def _direction_table() -> dict[str, list[tuple[str, str]]]:
+def _direction_table(path: Path = DIRECTIONS_FILE) -> dict[str, list[tuple[str, str]]]:
     table: dict[str, list[tuple[str, str]]] = {}
-    for p in load_directions():
+    for p in load_directions(path):
         table.setdefault(_norms(p.word)[0], []).append((p.kind, p.other))
         if p.kind == "antonym":  # a neighbour or homophone only replaces the direction word
             table.setdefault(_norms(p.other)[0], []).append((p.kind, p.word))
@@ -351,18 +374,53 @@ def op_direction(ctx: PlanContext, rng: random.Random) -> Edit | None:
     """A direction or antonym word swapped for its opposite or a phonetic neighbour: T2 on an
     outcome span, T1 on an inform span (a homophone one tier lower), never elsewhere; ambiguous
     words only in a directional context (:func:`directional`)."""
-    table = _direction_table()
+    return _swap_word(ctx, rng, _direction_table(), "direction")
+
+
+def op_contrast(ctx: PlanContext, rng: random.Random) -> Edit | None:
+    """``synth-1.5`` (issue #28): a contrast word of ``data/contrasts.tsv`` (enable/disable,
+    lock/unlock, buy/sell, upstairs/downstairs, raise/lower, positive/negative, before/after,
+    on/off, left/right, accept/decline, include/exclude and their inflections) swapped for its
+    opposite or a phonetic neighbour ("accept" -> "except", "lower" -> "lore"). The flip reverses
+    the instruction or decision where it lies in an outcome span (T2) and changes what the
+    listener learns where it lies in an inform span (T1); a homophone is one tier lower; outside
+    the role spans nothing is planned. Ambiguous words (on, off, left, right) follow
+    :func:`directional`, exactly as :func:`op_direction`."""
+    return _swap_word(ctx, rng, _direction_table(CONTRASTS_FILE), "contrast", _dated)
+
+
+#: Words after "on" / "off" that make it a date or a number, not a switch ("shift on April 4th",
+#: "on Friday", "off 20 percent"): :func:`op_contrast` leaves it alone there.
+_DATE_WORDS = frozenset(w.casefold() for w in (*lexicon.MONTHS, *lexicon.WEEKDAYS))
+
+
+def _dated(tokens: Sequence[Any], i: int) -> bool:
+    nxt = tokens[i + 1].norm if i + 1 < len(tokens) else ""
+    if tokens[i].norm not in ("on", "off") or not nxt:
+        return False
+    return nxt in _DATE_WORDS or is_number_token(nxt)
+
+
+def _swap_word(
+    ctx: PlanContext,
+    rng: random.Random,
+    table: dict[str, list[tuple[str, str]]],
+    prefix: str,
+    skip: Callable[[Sequence[Any], int], bool] | None = None,
+) -> Edit | None:
+    """One word of ``table`` swapped (op ``{prefix}_{kind}``), the tier from its role span; a
+    word for which ``skip`` (tokens, index) says True is left alone."""
     cands: list[Edit] = []
     for i, tok in enumerate(ctx.tokens):
         alts = table.get(tok.norm)
-        if not alts or not directional(ctx.tokens, i):
+        if not alts or not directional(ctx.tokens, i) or (skip is not None and skip(ctx.tokens, i)):
             continue
         base = _role_tier(ctx, i, i + 1)
         if base is None:
             continue
         for kind, other in alts:
             tier = base - 1 if kind == "homophone" else base
-            op = f"direction_{kind}"
+            op = f"{prefix}_{kind}"
             edit = ctx.make(tok.start, tok.end, match_case(tok.text, other), op, tier)
             if edit is not None:
                 cands.append(edit)

@@ -63,6 +63,15 @@ every gap T0, and their flips, exactly the flipped gap T2/T1). Like ladders they
 every other record is the record a run without them makes. ``quantifier_probability`` gives
 ``synth-1.4`` (:func:`annotation.synth.families.op_quantifier`: quantifier and frequency scope,
 T2 on outcome / T1 on inform spans), again only adding records.
+
+``synth-1.5`` (issue #28) adds ``value_probability`` (:func:`annotation.synth.values.op_value`:
+magnitude, digit order, unit, time and date changes) and ``contrast_probability``
+(:func:`annotation.synth.families.op_contrast`: contrast words and their phonetic neighbours),
+both T2 on outcome / T1 on inform spans and each pair also made in recognizer form
+(:func:`_recognizer_twin`); ``long_sentences`` (hand-written single sentences of 25-80 words,
+``long/*.jsonl``, split on their own); and ``number_format`` (``all``, the default and every
+earlier version's behaviour; ``residual``, only the number-format edits a normaliser cannot make
+equal, :func:`number_filter`; ``none``). With ``number_format="all"`` it only adds records.
 """
 
 from __future__ import annotations
@@ -82,6 +91,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation.synth import families, lexicon
+from annotation.synth import values as value_ops
 from annotation.synth.operators import (
     OPERATORS,
     VALUE_OPS,
@@ -109,6 +119,8 @@ __all__ = [
     "GENERATOR_VERSION_V12",
     "GENERATOR_VERSION_V13",
     "GENERATOR_VERSION_V14",
+    "GENERATOR_VERSION_V15",
+    "NUMBER_FORMAT_MODES",
     "GenerationConfig",
     "PoolItem",
     "Reference",
@@ -119,8 +131,11 @@ __all__ = [
     "generate_corpus",
     "generate_pairs",
     "generator_version",
+    "load_long_sentences",
     "load_pool",
     "map_edits_to_gaps",
+    "number_filter",
+    "sitar_normalizer",
 ]
 
 #: Bump when the generator's output changes for the same seed and pool. ``GENERATOR_VERSION`` is
@@ -138,6 +153,20 @@ GENERATOR_VERSION_V13 = f"synth-1.3+lex{lexicon.LEXICON_VERSION}+fam{FAMILY_DATA
 #: ``synth-1.4``: ``synth-1.3`` plus quantifier and frequency scope pairs (``-Q``), appended after
 #: each reference's other records, so every ``synth-1.3`` pair is unchanged before the split.
 GENERATOR_VERSION_V14 = f"synth-1.4+lex{lexicon.LEXICON_VERSION}+fam{FAMILY_DATA_VERSION}"
+#: ``synth-1.5`` (issue #28): ``synth-1.4`` plus value changes (``-V``), contrast words (``-C``),
+#: each also in recognizer form (``-Vr``, ``-Cr``), the long sentences (``long/*.jsonl``) and the
+#: ``number_format`` switch. The ``vc`` part versions their data (``data/values.tsv``,
+#: ``data/contrasts.tsv``). Records are only added after each reference's other records, so with
+#: ``number_format="all"`` every ``synth-1.4`` record is unchanged before the split.
+VALUE_DATA_VERSION = "1"
+GENERATOR_VERSION_V15 = (
+    f"synth-1.5+lex{lexicon.LEXICON_VERSION}+fam{FAMILY_DATA_VERSION}+vc{VALUE_DATA_VERSION}"
+)
+#: ``number_format`` modes: ``all`` (every number-format edit, as ``synth-1.0``-``1.4``),
+#: ``residual`` (only those a normaliser cannot make equal, :func:`number_filter`), ``none``.
+NUMBER_FORMAT_MODES = ("all", "residual", "none")
+#: Words of a long sentence (``long/*.jsonl``, issue #28): at least this many.
+LONG_MIN_WORDS = 25
 SOURCE = "synth-v1"
 DEFAULT_POOL_ROOT = Path(__file__).resolve().parents[1] / "sources"
 
@@ -217,23 +246,48 @@ class GenerationConfig:
     #: ``synth-1.4``: probability that a reference with a quantifiable noun phrase or frequency
     #: adverb in a role span also yields a quantifier pair (T2 on outcome, T1 on inform spans).
     quantifier_probability: float = 0.0
+    #: ``synth-1.5``: probability that a reference with a value in a role span also yields a
+    #: value pair (:func:`annotation.synth.values.op_value`) and its recognizer-form twin.
+    value_probability: float = 0.0
+    #: ``synth-1.5``: probability that a reference with a contrast word in a role span also
+    #: yields a contrast pair (:func:`annotation.synth.families.op_contrast`) and its twin.
+    contrast_probability: float = 0.0
+    #: ``synth-1.5``: add the hand-written long sentences (``long/*.jsonl``, 25-80 words) as
+    #: references; they get ``long_pairs_per_reference`` ordinary pairs and, whenever the value
+    #: or contrast family is on, always that family's pair.
+    long_sentences: bool = False
+    long_pairs_per_reference: int = 4
+    #: ``synth-1.5``: which T0 number-format edits are planned (:data:`NUMBER_FORMAT_MODES`).
+    number_format: str = "all"
+    #: The normaliser behind ``number_format="residual"``: text -> canonical text. Not part of
+    #: the manifest's config (the manifest records its id); :func:`sitar_normalizer` by default.
+    normalizer: Callable[[str], str] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         names = ("passage_probability", "family_probability", "ladder_probability",
                  "reword_probability", "direction_probability",
-                 "quantifier_probability")  # fmt: skip
+                 "quantifier_probability", "value_probability",
+                 "contrast_probability")  # fmt: skip
         for name in names:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
             if not 0.0 <= value <= 1.0:
                 raise InputError(f"{name} must be in [0, 1], got {value!r}")
-        for name in ("short_commands", "sentence_rewrites"):
+        for name in ("short_commands", "sentence_rewrites", "long_sentences"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        n = self.short_pairs_per_reference
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise InputError(f"short_pairs_per_reference must be an integer >= 1, got {n!r}")
+        for name in ("short_pairs_per_reference", "long_pairs_per_reference"):
+            n = getattr(self, name)
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise InputError(f"{name} must be an integer >= 1, got {n!r}")
+        if self.number_format not in NUMBER_FORMAT_MODES:
+            raise InputError(
+                f"number_format must be one of {', '.join(NUMBER_FORMAT_MODES)}, "
+                f"got {self.number_format!r}"
+            )
+        if self.normalizer is not None and not callable(self.normalizer):
+            raise InputError(f"normalizer must be a function str -> str, got {self.normalizer!r}")
 
     @property
     def uses_v11_options(self) -> bool:
@@ -257,11 +311,23 @@ class GenerationConfig:
             or self.quantifier_probability > 0
         )
 
+    @property
+    def uses_v15_options(self) -> bool:
+        """Whether a ``synth-1.5`` option is on (value or contrast pairs, long sentences, or a
+        ``number_format`` other than ``all``)."""
+        return (
+            self.value_probability > 0
+            or self.contrast_probability > 0
+            or self.long_sentences
+            or self.number_format != "all"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The config for the manifest. The ``synth-1.1`` options are left out while all are 0,
         and ``ladder_probability`` while it is 0, so that manifests stay byte-identical to those
         of ``synth-1.0`` and ``synth-1.1``."""
         d = dataclasses.asdict(self)
+        del d["normalizer"]  # a function; the manifest records its id
         d["split_fractions"] = list(self.split_fractions)
         if not self.uses_v11_options:
             del d["passage_probability"], d["family_probability"]
@@ -273,13 +339,20 @@ class GenerationConfig:
                 del d[name]
         if not self.quantifier_probability:
             del d["quantifier_probability"]
+        if not self.uses_v15_options:
+            for name in ("value_probability", "contrast_probability", "long_sentences",
+                         "long_pairs_per_reference", "number_format"):  # fmt: skip
+                del d[name]
         return d
 
 
 def generator_version(config: GenerationConfig) -> str:
     """``synth-1.0+lex…`` with the default options, ``synth-1.1+lex…`` with passages or
     families, ``synth-1.2+lex…`` with ladders, ``synth-1.3+lex…+fam…`` with any of the issue #12
-    families, ``synth-1.4+lex…+fam…`` with quantifier pairs."""
+    families, ``synth-1.4+lex…+fam…`` with quantifier pairs, ``synth-1.5+lex…+fam…+vc…`` with a
+    ``synth-1.5`` option (:attr:`GenerationConfig.uses_v15_options`)."""
+    if config.uses_v15_options:
+        return GENERATOR_VERSION_V15
     if config.quantifier_probability > 0:
         return GENERATOR_VERSION_V14
     if config.uses_v13_options:
@@ -287,6 +360,73 @@ def generator_version(config: GenerationConfig) -> str:
     if config.ladder_probability > 0:
         return GENERATOR_VERSION_V12
     return GENERATOR_VERSION_V11 if config.uses_v11_options else GENERATOR_VERSION
+
+
+def sitar_normalizer() -> Callable[[str], str]:
+    """The package's normaliser (``sitar.normalize``, issue #28) as a text -> canonical text
+    function, with its id in the attribute ``normalizer_id``; raises :class:`InputError` where
+    this checkout has none (pass ``GenerationConfig(normalizer=...)`` then)."""
+    import importlib
+
+    try:
+        module: Any = importlib.import_module("sitar.normalize")
+    except ImportError as e:
+        raise InputError(
+            "number_format='residual' needs a normaliser, and this checkout has no "
+            "sitar.normalize (issue #28); pass GenerationConfig(normalizer=...) or use "
+            "--number-format all/none"
+        ) from e
+
+    def canonical(text: str) -> str:
+        out: Any = module.normalize(text)
+        return out if isinstance(out, str) else str(out.text)
+
+    ident = getattr(module, "normalizer_id", None)
+    canonical.normalizer_id = ident() if callable(ident) else "sitar.normalize"  # type: ignore[attr-defined]
+    return canonical
+
+
+def normalizer_name(fn: Callable[[str], str]) -> str:
+    """What the manifest records for a normaliser: its ``normalizer_id`` attribute, else its
+    qualified name."""
+    ident = getattr(fn, "normalizer_id", None)
+    if isinstance(ident, str):
+        return ident
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def number_filter(config: GenerationConfig) -> Callable[[str, str], bool] | None:
+    """The ``number_format`` switch as a filter for :class:`~.operators.PlanContext`: ``None`` for
+    ``all`` (every number-format edit, the ``synth-1.0``-``1.4`` behaviour); for ``none`` a filter
+    that refuses every one; for ``residual`` a filter that keeps an edit only where the
+    normaliser gives the reference and the reference with that edit **different** canonical
+    texts, i.e. a format difference the scorer's normaliser cannot remove ("a dozen" vs "12",
+    "half past seven" vs "7:30" where it does not equalise them). Every other number-format
+    edit would make no gap after normalisation, so it teaches nothing."""
+    if config.number_format == "all":
+        return None
+    if config.number_format == "none":
+        return lambda reference, edited: False
+    fn = config.normalizer if config.normalizer is not None else sitar_normalizer()
+    cache: dict[str, str] = {}
+
+    def residual(reference: str, edited: str) -> bool:
+        if reference not in cache:
+            cache[reference] = fn(reference)
+        return fn(edited) != cache[reference]
+
+    return residual
+
+
+def _context(
+    config: GenerationConfig,
+    text: str,
+    spans: Sequence[RoleSpan],
+    phonetic: PhoneticIndex,
+    common: frozenset[str],
+) -> PlanContext:
+    """A planning context with the config's ``number_format`` filter."""
+    return PlanContext(text, spans, phonetic, common, number_filter=number_filter(config))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -389,10 +529,30 @@ def load_short_commands(
     """Short commands (``root/short/*.jsonl``, ``synth-1.3``): items sorted by id and the SHA-256
     of every file. Any invalid line raises :class:`InputError` (the files are small and checked by
     ``annotation/sources/check_pool.py``)."""
-    root = Path(root)
-    files = sorted((root / "short").glob("*.jsonl"))
+    return _load_extra(Path(root), "short", "short command")
+
+
+def load_long_sentences(
+    root: str | os.PathLike[str] = DEFAULT_POOL_ROOT,
+) -> tuple[list[PoolItem], dict[str, str]]:
+    """Long sentences (``root/long/*.jsonl``, ``synth-1.5``, issue #28): hand-written single
+    sentences of at least :data:`LONG_MIN_WORDS` words with role spans, so that value and contrast
+    changes are also seen far from a short frame. Items sorted by id and the SHA-256 of every
+    file; an invalid line (or a shorter sentence) raises :class:`InputError`."""
+    items, hashes = _load_extra(Path(root), "long", "long sentence")
+    for item in items:
+        n = sum(1 for t in tokenize(item.text) if any(ch.isalpha() for ch in t.text))
+        if n < LONG_MIN_WORDS:
+            raise InputError(
+                f"{item.source}: long sentence {item.id!r} has {n} words, need {LONG_MIN_WORDS}"
+            )
+    return items, hashes
+
+
+def _load_extra(root: Path, folder: str, what: str) -> tuple[list[PoolItem], dict[str, str]]:
+    files = sorted((root / folder).glob("*.jsonl"))
     if not files:
-        raise InputError(f"no short commands under {root / 'short'} (expected *.jsonl)")
+        raise InputError(f"no {what}s under {root / folder} (expected *.jsonl)")
     items: list[PoolItem] = []
     hashes: dict[str, str] = {}
     seen: set[str] = set()
@@ -405,7 +565,7 @@ def load_short_commands(
             try:
                 item = _parse_item(json.loads(line), rel)
             except (json.JSONDecodeError, InputError, KeyError, TypeError) as e:
-                raise InputError(f"{rel}:{lineno}: invalid short command ({e})") from e
+                raise InputError(f"{rel}:{lineno}: invalid {what} ({e})") from e
             if item.id in seen or item.template:
                 raise InputError(f"{rel}:{lineno}: duplicate id or a template {item.id!r}")
             seen.add(item.id)
@@ -1004,6 +1164,13 @@ def generate_pairs(
                     family=family, suffix=suffix, operator=operator,
                     probability=getattr(config, option),
                 )  # fmt: skip
+        for family, suffix, option, operator in FORM_FAMILIES:
+            if getattr(config, option) > 0:
+                extra += _one_edit_family_pair(
+                    ref, seen, config, phonetic, common, analyzer, counters, version,
+                    family=family, suffix=suffix, operator=operator,
+                    probability=getattr(config, option), recognizer=True,
+                )  # fmt: skip
         for record in extra:
             seen.add(record.hypothesis)
             records.append(record)
@@ -1033,7 +1200,7 @@ def _one_pair(
     )
     profile = rng.choices(list(weights), list(weights.values()))[0]
     n = rng.choices(range(1, len(n_weights) + 1), n_weights)[0]
-    ctx = PlanContext(use.text, use.spans, phonetic, common)
+    ctx = _context(config, use.text, use.spans, phonetic, common)
     edits = plan_edits(use, ctx, rng, profile, n, focus)
     edits = finalize_directions(use.text, sorted(edits, key=lambda e: (e.start, e.end)))
     hypothesis = apply_edits(use.text, edits)
@@ -1232,7 +1399,7 @@ def _ladder(
     if rng.random() >= config.ladder_probability:
         return []
     counters["ladder_drawn"] += 1
-    ctx = PlanContext(ref.text, ref.spans, phonetic, common)
+    ctx = _context(config, ref.text, ref.spans, phonetic, common)
     tokens = tokenize(ref.text)
     planned: dict[str, Edit] = {}
     for key, tier in (("2", 2), ("1", 1)):
@@ -1346,7 +1513,7 @@ def _reword_pairs(
     if rng.random() >= config.reword_probability:
         return []
     counters["reword_drawn"] += 1
-    ctx = PlanContext(ref.text, ref.spans, phonetic, common)
+    ctx = _context(config, ref.text, ref.spans, phonetic, common)
     for _ in range(rng.choice((1, 2))):
         edit = op_reword(ctx, rng)
         if edit is not None:
@@ -1392,6 +1559,14 @@ ONE_EDIT_FAMILIES = (
     ("direction", "D", "direction_probability", families.op_direction),
     ("quantifier", "Q", "quantifier_probability", families.op_quantifier),
 )
+#: The one-edit families of ``synth-1.5`` (issue #28), each pair also made in recognizer form
+#: (both sides lowercase without punctuation, id suffix + ``r``): ``value`` (one value change,
+#: :func:`annotation.synth.values.op_value`) and ``contrast`` (one contrast word flipped,
+#: :func:`annotation.synth.families.op_contrast`).
+FORM_FAMILIES = (
+    ("value", "V", "value_probability", value_ops.op_value),
+    ("contrast", "C", "contrast_probability", families.op_contrast),
+)
 
 
 def _one_edit_family_pair(
@@ -1408,14 +1583,16 @@ def _one_edit_family_pair(
     suffix: str,
     operator: Callable[[PlanContext, random.Random], Edit | None],
     probability: float,
+    recognizer: bool = False,
 ) -> list[Record]:
     """The pair of a one-edit family (:data:`ONE_EDIT_FAMILIES`; record id
     ``synth-{ref}-{suffix}``, profile ``family``, seeded ``"{seed}:{reference id}:{family}"``):
     the family's edit, taken with ``probability`` where the reference has one, and with even
     odds one ordinary T0 edit; kept only when CGD gives exactly one gap at the edit's tier and
     the rest T0 (dropped and counted otherwise). Counters ``{family}_eligible_references``, ``{family}_records`` and
-    ``{family}_skipped_*``."""
-    ctx = PlanContext(ref.text, ref.spans, phonetic, common)
+    ``{family}_skipped_*``. With ``recognizer`` (``synth-1.5``) the kept pair is followed by its
+    recognizer-form twin (:func:`_recognizer_twin`, id suffix + ``r``), held to the same labels."""
+    ctx = _context(config, ref.text, ref.spans, phonetic, common)
     rng = random.Random(f"{config.seed}:{ref.id}:{family}")
     edit = operator(ctx, rng)
     if edit is None:
@@ -1438,11 +1615,97 @@ def _one_edit_family_pair(
         counters[f"{family}_skipped_duplicate"] += 1
         return []
     record, unexplained = made
-    if unexplained or [t for t in record.tiers if t > 0] != ([edit.tier] if edit.tier else []):
+    want = [edit.tier] if edit.tier else []
+    if unexplained or [t for t in record.tiers if t > 0] != want:
         counters[f"{family}_skipped_resegmented"] += 1
         return []
     counters[f"{family}_records"] += 1
-    return [record]
+    if not recognizer:
+        return [record]
+    twin = _recognizer_twin(
+        f"synth-{ref.id}-{suffix}r", ref, edits, config=config, analyzer=analyzer,
+        version=version, profile=family,
+    )  # fmt: skip
+    if twin is None:  # the reference is already in recognizer form, or an edit cannot move
+        counters[f"{family}_recognizer_skipped"] += 1
+        return [record]
+    if twin[1] or [t for t in twin[0].tiers if t > 0] != want:
+        counters[f"{family}_recognizer_skipped_resegmented"] += 1
+        return [record]
+    counters[f"{family}_recognizer_records"] += 1
+    return [record, twin[0]]
+
+
+def recognizer_text(text: str) -> tuple[str, Callable[[int, bool], int]] | None:
+    """``text`` in recognizer form (lowercase, no punctuation: :func:`asr_surface`) and a map of
+    character positions into it, or None where the form keeps no token lengths or is ``text``.
+
+    The map takes a position of ``text`` and whether it starts (False) or ends (True) a span: a
+    position at or inside a token moves with that token; a position between tokens moves to the
+    start of the next token (a start) or the end of the previous one (an end)."""
+    form = asr_surface(text)
+    src, dst = tokenize(text), tokenize(form)
+    if form == text or len(src) != len(dst):
+        return None
+    if any(len(a.text) != len(b.text) for a, b in zip(src, dst, strict=True)):
+        return None
+
+    def move(pos: int, end: bool) -> int:
+        for a, b in zip(src, dst, strict=True):
+            if a.start <= pos <= a.end:
+                return b.start + (pos - a.start)
+        if end:
+            before = [b.end for a, b in zip(src, dst, strict=True) if a.end <= pos]
+            return before[-1] if before else 0
+        after = [b.start for a, b in zip(src, dst, strict=True) if a.start >= pos]
+        return after[0] if after else len(form)
+
+    return form, move
+
+
+def _recognizer_twin(
+    record_id: str,
+    ref: Reference,
+    edits: Sequence[Edit],
+    *,
+    config: GenerationConfig,
+    analyzer: Any,
+    version: str,
+    profile: str,
+) -> tuple[Record, int] | None:
+    """The pair of ``ref`` and ``edits`` with both sides in recognizer form (lowercase, no
+    punctuation; issue #28): the reference and its role spans are moved into that form, every
+    token-changing edit is moved with them (edits that change no token, case or punctuation,
+    are dropped: the form has neither), and the hypothesis is put in the same form. None where
+    the reference is already in that form or an edit cannot be moved."""
+    moved = recognizer_text(ref.text)
+    if moved is None:
+        return None
+    form, move = moved
+    tokens = tokenize(ref.text)
+    spans = tuple(
+        RoleSpan(move(sp.start, False), move(sp.end, True), sp.role, "") for sp in ref.spans
+    )
+    spans = tuple(dataclasses.replace(sp, text=form[sp.start : sp.end]) for sp in spans)
+    new_edits = []
+    for e in edits:
+        if _footprint(tokens, e).silent:
+            continue
+        a = move(e.start, False)
+        b = a if e.start == e.end else move(e.end, True)
+        if b < a:
+            return None
+        new_edits.append(dataclasses.replace(e, start=a, end=b, old=form[a:b]))
+    use = dataclasses.replace(ref, text=form, spans=spans, restatable=())
+    hypothesis = asr_surface(apply_edits(form, new_edits))
+    if [t.norm for t in tokenize(hypothesis)] == [t.norm for t in tokenize(form)]:
+        return None
+    return _make_record(
+        record_id, ref, use, hypothesis, new_edits, config=config, analyzer=analyzer,
+        version=version,
+        provenance={"profile": profile, "restated": False, "asr_surface": True,
+                    "form": "recognizer"},
+    )  # fmt: skip
 
 
 def _flip_gap_labels(seg: Segmentation, start: int, end: int, tier: int) -> list[int] | None:
@@ -1810,6 +2073,108 @@ def _v13_stats(
     }
 
 
+#: ``synth-1.5`` record families by ``provenance.profile``.
+V15_PROFILES = ("value", "contrast")
+
+
+def _v15_stats(
+    records: Sequence[Record],
+    by_split: Mapping[str, Sequence[Record]],
+    config: GenerationConfig,
+    counters: Mapping[str, int],
+    long_items: Sequence[PoolItem],
+) -> dict[str, Any]:
+    """Counts of the ``synth-1.5`` families for stats.json and the data card: value and contrast
+    records by form, op and split, the long sentences' records, and the number-format edits
+    planned under the ``number_format`` switch."""
+    from annotation.synth.families import CONTRASTS_FILE, load_directions
+    from annotation.synth.values import load_values
+
+    def family(r: Record) -> str | None:
+        profile = r.provenance.get("profile")
+        return profile if profile in V15_PROFILES else None
+
+    def long_words(r: Record) -> bool:
+        words = sum(1 for t in tokenize(r.reference) if any(ch.isalpha() for ch in t.text))
+        return words >= LONG_MIN_WORDS
+
+    fams: dict[str, list[Record]] = {}
+    for r in records:
+        name = family(r)
+        if name is not None:
+            fams.setdefault(name, []).append(r)
+
+    def planned_ops(rs: Sequence[Record]) -> dict[str, int]:
+        ops = Counter(
+            e["op"] for r in rs for e in r.provenance["edits"]
+            if e["op"].startswith(("value_", "contrast_"))
+        )  # fmt: skip
+        return dict(sorted(ops.items()))
+
+    long_records = [
+        r for r in records if str(r.provenance.get("pool_file", "")).startswith("long/")
+    ]
+    from annotation.synth.operators import number_tokens
+
+    number_edits = Counter(
+        e["op"] for r in records for e in r.provenance.get("edits", [])
+        if e["op"] == "number_format" or (
+            e["op"] == "reword_number"
+            and (number_tokens(e["ref_text"]) or number_tokens(e["new_text"]))
+        )
+    )  # fmt: skip
+    examples = sorted(
+        {
+            (e["ref_text"], e["new_text"])
+            for r in records
+            for e in r.provenance.get("edits", [])
+            if e["op"] == "number_format"
+        }
+    )
+    return {
+        "options": {
+            "value_probability": config.value_probability,
+            "contrast_probability": config.contrast_probability,
+            "long_sentences": config.long_sentences,
+            "long_pairs_per_reference": config.long_pairs_per_reference,
+            "number_format": config.number_format,
+        },
+        "data": {
+            "value_data_version": VALUE_DATA_VERSION,
+            "value_rows": dict(sorted(Counter(p.kind for p in load_values()).items())),
+            "contrast_rows": dict(
+                sorted(Counter(p.kind for p in load_directions(CONTRASTS_FILE)).items())
+            ),
+            "long_sentences": len(long_items),
+        },
+        "records": {k: len(v) for k, v in sorted(fams.items())},
+        "records_by_form": {
+            k: dict(sorted(Counter(str(r.provenance.get("form", "written")) for r in v).items()))
+            for k, v in sorted(fams.items())
+        },
+        "records_by_op": {k: planned_ops(v) for k, v in sorted(fams.items())},
+        "records_by_split": {
+            k: {s: sum(1 for r in rs if family(r) == k) for s, rs in by_split.items()}
+            for k in sorted(fams)
+        },
+        "records_with_long_reference": {
+            k: sum(1 for r in v if long_words(r)) for k, v in sorted(fams.items())
+        },
+        "pair_max_position": {
+            k: summarize(v)["pair_max_position"] for k, v in sorted(fams.items())
+        },
+        "long_sentence_records": len(long_records),
+        "number_format_edits": dict(sorted(number_edits.items())),
+        # what --number-format kept: the first 16 distinct number_format edits (old, new)
+        "number_format_examples": [list(x) for x in examples[:16]],
+        "counters": {
+            k: v
+            for k, v in sorted(counters.items())
+            if k.startswith(("value_", "contrast_", "long_", "short_value_", "short_contrast_"))
+        },
+    }
+
+
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -1877,6 +2242,8 @@ def generate_corpus(
     """
     out = Path(out_dir)
     version = generator_version(config)
+    if config.number_format == "residual" and config.normalizer is None:
+        config = dataclasses.replace(config, normalizer=sitar_normalizer())
     items, hashes, skipped = load_pool(pool_root, strict=config.strict)
     common = common_words(items)
     refs, notes = build_references(items, config, common)
@@ -1943,7 +2310,34 @@ def generate_corpus(
         short_split = assign_group_splits(
             {it.id for it in short_items}, fractions=config.split_fractions, seed=config.seed
         )
-    if config.uses_v13_options and split_of is None:
+    long_items: list[PoolItem] = []
+    if config.long_sentences:
+        long_items, long_hashes = load_long_sentences(pool_root)
+        hashes.update(long_hashes)
+        long_refs, long_notes = build_references(long_items, config, common)
+        notes.update({f"long_{k}": v for k, v in long_notes.items()})
+        # Like the short commands: their own phonetic vocabulary and their own split, so the
+        # pool's pairs and splits are those of a run without them. The value and contrast
+        # families (when on) always take part: these sentences exist for them.
+        long_config = dataclasses.replace(
+            config,
+            pairs_per_reference=config.long_pairs_per_reference,
+            value_probability=1.0 if config.value_probability > 0 else 0.0,
+            contrast_probability=1.0 if config.contrast_probability > 0 else 0.0,
+        )
+        long_records, long_counters = generate_pairs(
+            long_refs, config=long_config,
+            phonetic=PhoneticIndex(vocabulary([*items, *long_items])), common=common,
+            analyzer=analyzer,
+        )  # fmt: skip
+        counters.update({f"long_{k}": v for k, v in long_counters.items()})
+        v13_records += long_records
+        short_split.update(
+            assign_group_splits(
+                {it.id for it in long_items}, fractions=config.split_fractions, seed=config.seed
+            )
+        )
+    if (config.uses_v13_options or config.uses_v15_options) and split_of is None:
         split_of = assign_group_splits(
             (r.provenance["pool_id"] for r in records),
             fractions=config.split_fractions, seed=config.seed,
@@ -1954,7 +2348,7 @@ def generate_corpus(
         [*records, *v13_records],
         fractions=config.split_fractions, seed=config.seed, split_of=split_of,
     )  # fmt: skip
-    if config.uses_v11_options or config.uses_v13_options:
+    if config.uses_v11_options or config.uses_v13_options or config.uses_v15_options:
         check_split_safety(records)
     by_split = {s: [r for r in records if r.split == s] for s in ("train", "validation", "test")}
     augment_report: dict[str, Any] = {}
@@ -2005,6 +2399,10 @@ def generate_corpus(
         stats["ladders"] = _ladder_stats(records, by_split, config, counters)
     if config.uses_v13_options:
         stats["families_v13"] = _v13_stats(records, by_split, config, counters, short_items)
+    if config.uses_v15_options:
+        stats["families_v15"] = _v15_stats(records, by_split, config, counters, long_items)
+        if config.number_format == "residual" and config.normalizer is not None:
+            stats["number_format_normalizer"] = normalizer_name(config.normalizer)
     manifest = {
         "source": SOURCE,
         "generator_version": version,
@@ -2017,6 +2415,8 @@ def generate_corpus(
         "counts": counts,
         "files": sorted([*(f"{s}.jsonl" for s in counts), "stats.json", "manifest.json"]),
     }
+    if config.normalizer is not None and config.number_format == "residual":
+        manifest["number_format_normalizer"] = normalizer_name(config.normalizer)
     _write_json(out / "stats.json", stats)
     _write_json(out / "manifest.json", manifest)
     return stats

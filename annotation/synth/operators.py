@@ -8,7 +8,8 @@ operators are grouped by the tier they plan:
   contractions, number formats that keep the value, spelling variants, split or merged compounds,
   homophones of function words, dropped function words, punctuation and case. Every T0 edit passes
   :func:`t0_safe`: it keeps the count of negation tokens and the multiset of number tokens (a
-  number-format edit instead keeps the value by construction, see :mod:`.numbers`).
+  number-format edit instead keeps the value by construction, see :mod:`.numbers`; from
+  ``synth-1.5`` on, :attr:`PlanContext.number_filter` may keep only some of them).
 * **T1, on inform spans** (uptake changes, outcome preserved): antonyms, negation flips, phonetic
   neighbours of content words, dropped descriptive words or whole asides, changed values in asides.
 * **T2, on outcome spans** (outcome changes): negation flips, changed numbers, dates and times,
@@ -164,6 +165,10 @@ class PlanContext:
     #: Lowercase words seen in lowercase in the pool (so a capitalized one is not an entity).
     common_words: frozenset[str] = frozenset()
     edits: list[Edit] = field(default_factory=list)
+    #: ``synth-1.5`` ``number_format`` switch: called with the reference and the reference with
+    #: one number-format edit applied, it says whether that edit may be planned (``None``: every
+    #: one may, as in ``synth-1.0``-``1.4``). See :func:`annotation.synth.generate.number_filter`.
+    number_filter: Callable[[str, str], bool] | None = None
 
     def __post_init__(self) -> None:
         self.tokens: tuple[Token, ...] = tokenize(self.reference)
@@ -175,6 +180,12 @@ class PlanContext:
                     owner = span
                     break
             self._role_of.append(owner)
+
+    def keeps_number_format(self, edit: Edit) -> bool:
+        """Whether a number-format edit passes :attr:`number_filter`."""
+        if self.number_filter is None:
+            return True
+        return self.number_filter(self.reference, apply_edits(self.reference, [edit]))
 
     # -- roles ----------------------------------------------------------------------------------
     def role_of(self, i: int) -> RoleSpan | None:
@@ -481,7 +492,26 @@ def _digit_neighbour(text: str, toks: Sequence[Token], i: int) -> bool:
 
 
 def op_number_format(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _number_format_candidates(ctx, rng))
+    cands = _number_format_candidates(ctx, rng)
+    if ctx.number_filter is not None:  # synth-1.5 --number-format residual / none
+        cands = [
+            c
+            for c in cands
+            if c is not None and not _inside_number(ctx.reference, c) and ctx.keeps_number_format(c)
+        ]
+    return _pick(rng, cands)
+
+
+def _inside_number(text: str, edit: Edit) -> bool:
+    """Whether ``edit`` rewrites one part of a hyphenated number or score ("seventh" of
+    "twenty-seventh", "2" of "0-2"): a form no recognizer writes ("twenty-7th"). The earlier
+    versions plan such edits; from ``synth-1.5`` on, with a ``number_format`` filter, they are
+    left out."""
+    before = text[edit.start - 2 : edit.start] if edit.start >= 2 else ""
+    after = text[edit.end : edit.end + 2]
+    return (len(before) == 2 and before[1] == "-" and before[0].isalnum()) or (
+        len(after) == 2 and after[0] == "-" and after[1].isalnum()
+    )
 
 
 _SPELL_REVERSE_SKIP = frozenset({"check", "story", "practice", "tire", "curb", "meter", "program"})
