@@ -39,7 +39,7 @@ from typing import Any, NoReturn, TypeVar
 
 from sitar.errors import SitarError
 
-__all__ = ["ArgumentParser", "SingleValue", "run_main", "tool_main"]
+__all__ = ["ArgumentParser", "Overridable", "SingleValue", "run_main", "tool_main"]
 
 _F = TypeVar("_F", bound=Callable[..., int])
 
@@ -144,6 +144,12 @@ class SingleValue(argparse._StoreAction):
             )
         given.add(self.dest)
         super().__call__(parser, namespace, values, option_string)
+
+
+class Overridable(argparse._StoreAction):
+    """``store`` where the last value wins, on purpose: for options a wrapper presets and a user
+    overrides by appending (the container image runs ``sitar serve --host 0.0.0.0 --port 8000``
+    and ``docker run IMAGE --port 9000`` appends). Every other option is :class:`SingleValue`."""
 
 
 _GUESSES = {

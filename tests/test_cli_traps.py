@@ -108,6 +108,14 @@ def test_a_repeated_single_valued_flag_is_an_error(command, extra, capsys):
     assert f"{flag} was given more than once" in capsys.readouterr().err
 
 
+def test_serve_host_and_port_may_be_overridden_by_appending():
+    """The container image's entrypoint presets them; `docker run IMAGE --port 9000` appends."""
+    args = sitar.cli.build_parser().parse_args(
+        ["serve", "--host", "0.0.0.0", "--port", "8000", "--host", "127.0.0.1", "--port", "9"]
+    )
+    assert (args.host, args.port) == ("127.0.0.1", 9)
+
+
 def test_a_repeated_hyp_file_is_refused_not_last_wins(plain, capsys):
     ref, a, b = plain
     with pytest.raises(SystemExit) as info:  # a usage error, like every argparse error

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from typing import TYPE_CHECKING
 
+from sitar._main import Overridable
 from sitar.errors import InputError, MissingDependencyError
 from sitar.options import add_scorer_arguments, options_from_args
 
@@ -51,12 +52,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="pairs per model batch inside one scoring call (default 32)",
     )
     net = parser.add_argument_group("network")
+    # --host and --port may be repeated, the last one winning: the container image presets them
+    # in its entrypoint and `docker run IMAGE --port 9000` appends an override.
     net.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the service)",
+        action=Overridable,
+        help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the service; the last one "
+        "given wins)",
     )
-    net.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    net.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        action=Overridable,
+        help="port (default 8000; the last one given wins)",
+    )
     net.add_argument(
         "--workers",
         type=int,
