@@ -29,6 +29,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         limit=args.limit,
         systems=systems,
         short_commands=not args.no_short_commands,
+        references=str(args.references) if args.references else None,
     )
     counts = run_build(
         args.out,
@@ -202,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=1, help="decoding processes (the output does not depend on it)"
     )
     b.add_argument("--no-short-commands", action="store_true", help="leave out the short commands")
+    b.add_argument(
+        "--references",
+        type=Path,
+        help="decode the references of this JSONL file (id, domain, text) instead of the pool's, "
+        "with an LM of the whole pool plus perturbed variants of them (never them)",
+    )
     b.add_argument(
         "--splits",
         help="decode only the references of these splits, comma-separated (e.g. validation); "
