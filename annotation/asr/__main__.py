@@ -187,9 +187,13 @@ def _cmd_severity_items(args: argparse.Namespace) -> int:
     s = build_items(
         args.out, args.dest, target=args.target, seed=args.seed, per_reference=args.per_reference
     )
-    _log(f"{s['items']} items over {s['references_with_items']} references: {s['items_per_system']}")
+    _log(
+        f"{s['items']} items over {s['references_with_items']} references: {s['items_per_system']}"
+    )
     for system, row in s["systems"].items():
-        _log(f"  {system}: WER {row['wer']:.4f} over {row['pairs']} decodes, exact {row['exact']:.3f}")
+        _log(
+            f"  {system}: WER {row['wer']:.4f} over {row['pairs']} decodes, exact {row['exact']:.3f}"
+        )
     _log(f"sheets: {s['sheets']}")
     if args.summary:
         args.summary.write_text(json.dumps(s, indent=2) + "\n", encoding="utf-8")

@@ -195,7 +195,9 @@ def load_external_references(
             raise InputError(f"{where}: expected an object with id, domain, text")
         rid, domain, text = row.get("id"), row.get("domain", ""), row.get("text")
         if not isinstance(rid, str) or not _EXTERNAL_ID_RE.match(rid):
-            raise InputError(f"{where}: id must be 1-64 letters, digits, '.', '_' or '-', got {rid!r}")
+            raise InputError(
+                f"{where}: id must be 1-64 letters, digits, '.', '_' or '-', got {rid!r}"
+            )
         if not isinstance(domain, str):
             raise InputError(f"{where}: domain must be a string, got {domain!r}")
         if not isinstance(text, str) or not lm_words(text):

@@ -245,7 +245,7 @@ def build_items(
     """Items and sheets from a build folder ``out`` (``build OUT --references FILE``):
     ``dest/data/items.jsonl`` and ``dest/sheets/reader-sheet-*.csv``. Returns a summary."""
     from annotation.asr.build import read_decodes
-    from annotation.asr.records import system_wer, make_pair
+    from annotation.asr.records import make_pair, system_wer
 
     out, dest = Path(out), Path(dest)
     if not (out / "manifest.json").is_file():
