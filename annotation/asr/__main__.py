@@ -303,8 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--sources",
         type=Path,
         nargs="+",
-        default=[Path("annotation") / d for d in ("sources", "devset", "ab", "challenge")],
-        help="folders whose *.jsonl texts the references must not (nearly) equal",
+        default=[
+            Path("annotation") / d for d in ("sources", "devset", "ab", "challenge", "asr/labels")
+        ],
+        help="folders whose *.jsonl / *.csv texts the references must not (nearly) equal",
     )
     sc.add_argument("--threshold", type=float, default=90.0, help="rapidfuzz ratio (0-100)")
     sc.set_defaults(func=_cmd_severity_check)

@@ -6,8 +6,10 @@ two blind readers. This module builds its data; it never labels or scores anythi
 
 * :func:`known_texts` gathers every text of the project's training and evaluation sources (the
   pool, templates, short commands, rewrites, the dev set, the A/B sets, the challenge files): every
-  string of two or more words in any JSONL row under the given folders, and the templates as
-  patterns (a slot matches any words).
+  string of two or more words in any JSONL row, and the ``reference``, ``hypothesis`` and
+  ``single_gap_hypothesis`` cells of any CSV sheet, under the given folders (the filled recognizer
+  sheets of ``annotation/asr/labels`` too), and the templates as patterns (a slot
+  matches any words).
 * :func:`check_references` finds each new reference that equals or nearly equals one of them:
   rapidfuzz ``ratio`` >= ``threshold`` (default 90) over :func:`normalise`\\ d text (spoken form,
   lowercase words), or a full match of a template pattern.
@@ -57,6 +59,7 @@ __all__ = [
 ITEM_SCHEMA = "sitar-severity-item-1"
 SHEET_COLUMNS = ("item_id", "reference", "hypothesis", "tier", "damage", "reason")
 _SLOT_RE = re.compile(r"\{[a-z_]+\}")
+_CSV_TEXT_COLUMNS = frozenset({"reference", "hypothesis", "single_gap_hypothesis"})
 
 
 def normalise(text: str) -> str:
@@ -88,8 +91,8 @@ def _read_jsonl(path: Path) -> list[Any]:
 
 
 def known_texts(roots: Sequence[str | Path]) -> tuple[list[str], list[re.Pattern[str]], int]:
-    """Normalised texts (two or more words) of every ``*.jsonl`` under ``roots``, template
-    patterns (from ``template`` fields), and the number of files read."""
+    """Normalised texts (two or more words) of every ``*.jsonl`` row and ``*.csv`` sheet under
+    ``roots``, template patterns (from ``template`` fields), and the number of files read."""
     texts: set[str] = set()
     patterns: list[re.Pattern[str]] = []
     files = 0
@@ -97,9 +100,19 @@ def known_texts(roots: Sequence[str | Path]) -> tuple[list[str], list[re.Pattern
         root = Path(root)
         if not root.exists():
             raise InputError(f"source folder not found: {root}")
-        for path in sorted(root.rglob("*.jsonl")) if root.is_dir() else [root]:
+        paths = sorted([*root.rglob("*.jsonl"), *root.rglob("*.csv")]) if root.is_dir() else [root]
+        for path in paths:
             files += 1
-            for row in _read_jsonl(path):
+            rows: list[Any]
+            if path.suffix == ".csv":  # sheets: the full texts, not the gap spans or notes
+                with path.open(encoding="utf-8", newline="") as f:
+                    rows = [
+                        [v for k, v in r.items() if k in _CSV_TEXT_COLUMNS]
+                        for r in csv.DictReader(f)
+                    ]
+            else:
+                rows = _read_jsonl(path)
+            for row in rows:
                 template = row.get("template") if isinstance(row, Mapping) else None
                 if isinstance(template, str) and template:
                     parts = [re.escape(normalise(p)) for p in _SLOT_RE.split(template)]

@@ -151,16 +151,24 @@ def test_check_references_finds_near_copies_and_template_fills(tmp_path: Path) -
         {"id": "t1", "template": "Pay {money} to {first_name} on {weekday}.",
          "outcome": ["{first_name}"]},
     ])  # fmt: skip
+    (src / "sheet.csv").write_text(
+        "pair_id,reference,hypothesis,gap_reference_text\n"
+        "x,Call the office at seven tonight.,call the office at eleven tonight,good morning\n",
+        encoding="utf-8",
+    )
     texts, patterns, files = known_texts([src])
-    assert files == 1 and len(patterns) == 1
+    assert files == 2 and len(patterns) == 1
     assert "cancel my subscription" in texts  # every string of two or more words
+    assert "good morning" not in texts  # a sheet's gap span is not a text
     refs = [
         {"id": "near", "text": "Please cancel my subscription before the next billing date!"},
         {"id": "fill", "text": "Pay $40 to Maria Lopez on Friday."},
+        {"id": "sheet", "text": "Call the office at 7 tonight."},
         {"id": "new", "text": "The ferry does not run on public holidays."},
+        {"id": "span", "text": "Good morning."},
     ]
     found = {c.reference_id: c for c in check_references(refs, texts, patterns)}
-    assert set(found) == {"near", "fill"}
+    assert set(found) == {"near", "fill", "sheet"}
     assert found["near"].ratio >= 90
     with pytest.raises(InputError, match="not found"):
         known_texts([tmp_path / "nothing"])
