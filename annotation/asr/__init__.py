@@ -10,6 +10,7 @@ human annotation sheets (``sheets/``) through ``python -m annotation export-shee
 Modules: :mod:`.arpa` (back-off n-gram LM writer), :mod:`.normalize` (spoken forms),
 :mod:`.corpus` (references, folds, LM text), :mod:`.systems` (system settings), :mod:`.build`
 (synthesis, decoding, resume), :mod:`.records` (pair records, WER), :mod:`.export` (split,
-sheets). Needs ``pip install 'sitar[asr]'`` and ``apt-get install espeak-ng sox``. Imports the
+sheets), :mod:`.severity` (the severity benchmark's new references, items and blind sheets;
+``build OUT --references FILE`` decodes references from outside the pool). Needs ``pip install 'sitar[asr]'`` and ``apt-get install espeak-ng sox``. Imports the
 sitar core only, never torch. See ``data_cards/sitar-asr-v1.md``.
 """

@@ -29,6 +29,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         limit=args.limit,
         systems=systems,
         short_commands=not args.no_short_commands,
+        references=str(args.references) if args.references else None,
     )
     counts = run_build(
         args.out,
@@ -197,6 +198,41 @@ def _cmd_card(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_severity_check(args: argparse.Namespace) -> int:
+    from annotation.asr.severity import check_references, known_texts
+
+    refs = [json.loads(line) for line in args.references.read_text(encoding="utf-8").splitlines()
+            if line.strip()]  # fmt: skip
+    texts, patterns, files = known_texts(args.sources)
+    conflicts = check_references(refs, texts, patterns, threshold=args.threshold)
+    _log(
+        f"{len(refs)} references against {len(texts)} texts and {len(patterns)} templates of "
+        f"{files} files (ratio >= {args.threshold:g}): {len(conflicts)} too close"
+    )
+    for c in conflicts:
+        _log(f"  {c.reference_id} ({c.ratio:.0f}): {c.text!r} ~ {c.known!r}")
+    return 1 if conflicts else 0
+
+
+def _cmd_severity_items(args: argparse.Namespace) -> int:
+    from annotation.asr.severity import build_items
+
+    s = build_items(
+        args.out, args.dest, target=args.target, seed=args.seed, per_reference=args.per_reference
+    )
+    _log(
+        f"{s['items']} items over {s['references_with_items']} references: {s['items_per_system']}"
+    )
+    for system, row in s["systems"].items():
+        _log(
+            f"  {system}: WER {row['wer']:.4f} over {row['pairs']} decodes, exact {row['exact']:.3f}"
+        )
+    _log(f"sheets: {s['sheets']}")
+    if args.summary:
+        args.summary.write_text(json.dumps(s, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def _export_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--split-seed",
@@ -235,6 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=1, help="decoding processes (the output does not depend on it)"
     )
     b.add_argument("--no-short-commands", action="store_true", help="leave out the short commands")
+    b.add_argument(
+        "--references",
+        type=Path,
+        help="decode the references of this JSONL file (id, domain, text) instead of the pool's, "
+        "with an LM of the whole pool plus perturbed variants of them (never them)",
+    )
     b.add_argument(
         "--splits",
         help="decode only the references of these splits, comma-separated (e.g. validation); "
@@ -307,6 +349,29 @@ def build_parser() -> argparse.ArgumentParser:
     aba.add_argument("second", type=Path, help="the same items judged by another judge")
     aba.add_argument("--json", type=Path, help="also write the report as JSON here")
     aba.set_defaults(func=_cmd_ab_agreement)
+    sc = sub.add_parser(
+        "severity-check", help="new references vs every training/evaluation text (exit 1: close)"
+    )
+    sc.add_argument("references", type=Path, help="JSONL of new references (id, text)")
+    sc.add_argument(
+        "--sources",
+        type=Path,
+        nargs="+",
+        default=[
+            Path("annotation") / d for d in ("sources", "devset", "ab", "challenge", "asr/labels")
+        ],
+        help="folders whose *.jsonl / *.csv texts the references must not (nearly) equal",
+    )
+    sc.add_argument("--threshold", type=float, default=90.0, help="rapidfuzz ratio (0-100)")
+    sc.set_defaults(func=_cmd_severity_check)
+    si = sub.add_parser("severity-items", help="benchmark items and blind reader sheets")
+    si.add_argument("out", type=Path, help="a `build OUT --references FILE` folder")
+    si.add_argument("--dest", type=Path, required=True, help="e.g. benchmarks/severity")
+    si.add_argument("--target", type=int, default=900, help="items to select")
+    si.add_argument("--seed", type=int, default=31, help="selection and sheet-order seed")
+    si.add_argument("--per-reference", type=int, default=3, help="most items per reference")
+    si.add_argument("--summary", type=Path, help="also write the summary as JSON here")
+    si.set_defaults(func=_cmd_severity_items)
     v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
     v.add_argument("out", type=Path)
     v.add_argument("--n", type=int, default=3, help="utterances per system")

@@ -15,6 +15,13 @@ One call of :func:`run_build` (``python -m annotation.asr build OUT``):
    every utterance already there (a torn last line is cut off first);
 4. :func:`collect` then writes ``OUT/pairs.jsonl`` (see :mod:`.records`).
 
+With ``BuildConfig.references`` (``build OUT --references FILE.jsonl``) the references decoded are
+those of the file instead (:func:`.corpus.load_external_references`), e.g. new references for a
+benchmark. They form one extra fold, ``k = folds``, and only its LM is written
+(``OUT/lm/fold{folds}.arpa``): the same :func:`.corpus.lm_sentences` as for a pool fold, so its
+text is every pool reference (all folds), the distractors and slot-perturbed variants of the new
+references, never the new references themselves.
+
 Timings go to ``OUT/timings.jsonl`` (they vary between runs; everything else does not).
 """
 
@@ -43,6 +50,7 @@ from annotation.asr.corpus import (
     dictionary_entries,
     group_splits,
     lm_sentences,
+    load_external_references,
     load_references,
 )
 from annotation.asr.systems import DEFAULT_SYSTEMS, SystemConfig
@@ -80,6 +88,8 @@ class BuildConfig:
     #: Add the 2-8 word commands (``annotation/sources/short/*.jsonl``) as references.
     short_commands: bool = True
     systems: tuple[SystemConfig, ...] = field(default_factory=lambda: tuple(DEFAULT_SYSTEMS))
+    #: A JSONL file of references to decode instead of the pool's (see the module doc).
+    references: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -285,6 +295,18 @@ def prepare(
         distractor_fills=config.distractor_fills,
         short_commands=config.short_commands,
     )
+    lm_folds = list(range(config.folds))
+    lm_refs = refs
+    if config.references is not None:
+        # The file's references are one extra fold (config.folds); the pool's, all in other
+        # folds, are LM text only. Only the extra fold's LM is needed.
+        external, digest = load_external_references(
+            config.references, known=known, fold=config.folds, reserved_ids={r.id for r in refs}
+        )
+        hashes = {**hashes, f"references:{Path(config.references).name}": digest}
+        lm_refs = [*refs, *external]
+        refs = external
+        lm_folds = [config.folds]
     ordered = order_references(refs, config.seed)
     if config.limit is not None:
         shuffled = sorted(refs, key=lambda r: r.id)
@@ -299,9 +321,9 @@ def prepare(
         ),
     )
     lm_stats = {}
-    for k in range(config.folds):
+    for k in lm_folds:
         sents = lm_sentences(
-            k, refs, distractors, known=known, variants=config.variants_per_reference,
+            k, lm_refs, distractors, known=known, variants=config.variants_per_reference,
             seed=config.seed,
         )  # fmt: skip
         model = build_model(sents, order=config.lm_order)
@@ -315,7 +337,7 @@ def prepare(
                 str(n): sum(1 for g in model.logprob if len(g) == n)
                 for n in range(1, config.lm_order + 1)
             },
-            "held_out_references": sum(1 for r in refs if r.fold == k),
+            "held_out_references": sum(1 for r in lm_refs if r.fold == k),
         }
     oov = sum(1 for r in refs for w in r.words if w not in known)
     manifest = {

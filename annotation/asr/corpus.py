@@ -9,6 +9,9 @@
   names and places swapped, negations toggled ("can" <-> "can't"), or, when a reference has none
   of these, one content word replaced by another corpus word. A variant never equals a held-out
   reference.
+* :func:`load_external_references` reads references from a JSONL file outside the pool (``id``,
+  ``domain``, ``text``), for a benchmark decoded on references never used in training: they form
+  one extra fold, held out from an LM trained on the whole pool (``build --references FILE``).
 * :func:`lm_sentences` is the training text of fold ``k``: the references of the other folds,
   slot-perturbed variants of fold ``k``'s references, and template-style *distractors* (further
   fills of every template, with slot values the references do not use). The references of fold
@@ -19,7 +22,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
+import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +41,7 @@ __all__ = [
     "fold_of",
     "group_splits",
     "lm_sentences",
+    "load_external_references",
     "load_references",
     "perturb",
 ]
@@ -157,6 +163,57 @@ def load_references(
         hashes = {**hashes, **command_hashes}
         test += [reference(it.id, it.id, it.domain, it.text, True) for it in commands]
     return test, distractors, hashes
+
+
+_EXTERNAL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def load_external_references(
+    path: str | Path, *, known: Container[str], fold: int, reserved_ids: Container[str] = ()
+) -> tuple[list[AsrReference], str]:
+    """References of a JSONL file (one ``{"id", "domain", "text"}`` object a line; other fields are
+    ignored), all in fold ``fold`` and each its own group, and the file's SHA-256.
+
+    A missing file, a malformed line, an empty text, a repeated id or an id in ``reserved_ids``
+    (the pool's) is an :class:`InputError` naming the line."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise InputError(f"references file not found: {path}") from e
+    out: list[AsrReference] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{where}: invalid JSON ({e.msg})") from e
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: expected an object with id, domain, text")
+        rid, domain, text = row.get("id"), row.get("domain", ""), row.get("text")
+        if not isinstance(rid, str) or not _EXTERNAL_ID_RE.match(rid):
+            raise InputError(
+                f"{where}: id must be 1-64 letters, digits, '.', '_' or '-', got {rid!r}"
+            )
+        if not isinstance(domain, str):
+            raise InputError(f"{where}: domain must be a string, got {domain!r}")
+        if not isinstance(text, str) or not lm_words(text):
+            raise InputError(f"{where}: text must be a string with at least one word, got {text!r}")
+        if rid in seen or rid in reserved_ids:
+            raise InputError(f"{where}: id {rid!r} is repeated or is a pool id")
+        seen.add(rid)
+        out.append(
+            AsrReference(
+                id=rid, group=rid, domain=domain, original=text,
+                text=spoken_form(text, known), fold=fold,
+            )
+        )  # fmt: skip
+    if not out:
+        raise InputError(f"{path}: no references")
+    return out, hashlib.sha256(data).hexdigest()
 
 
 def perturb(words: Sequence[str], rng: random.Random, vocabulary: Sequence[str]) -> list[str]:

@@ -531,6 +531,7 @@ def test_asr_imports_no_torch_and_no_pocketsphinx_at_import() -> None:
         "import sys\n"
         "import annotation.asr, annotation.asr.__main__, annotation.asr.build\n"
         "import annotation.asr.export, annotation.asr.records, annotation.asr.corpus\n"
+        "import annotation.asr.severity\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'torch', 'transformers', "
         "'training', 'pocketsphinx'})\n"
         "print(','.join(bad))\n"
