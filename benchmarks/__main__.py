@@ -11,6 +11,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from sitar._main import tool_main
+
 #: NAME -> (module, what it measures), in the order of benchmarks/README.md.
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "cgd": ("bench_cgd", "CGD segmentation speed and memory vs jiwer and the v1 implementation"),
@@ -39,6 +41,7 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+@tool_main("python -m benchmarks")
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "list"):

@@ -184,7 +184,9 @@ def cost() -> dict[str, float]:
 
 @tool_main("python -m benchmarks normalizer-choice")
 def main(argv: list[str] | None = None) -> int:
-    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(
+        prog="python -m benchmarks normalizer-choice", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--cost", action="store_true", help="also time normalize_pair vs score")
     args = parser.parse_args(argv)

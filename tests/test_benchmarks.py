@@ -20,7 +20,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_benchmark_script_is_registered():
-    scripts = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")}
+    # every script with a main: bench_*.py, the other top-level tools and the severity package's
+    scripts = {p.stem for p in (ROOT / "benchmarks").glob("*.py") if "def main(" in p.read_text()}
+    scripts |= {
+        f"severity.{p.stem}"
+        for p in (ROOT / "benchmarks" / "severity").glob("*.py")
+        if "def main(" in p.read_text()
+    }
+    scripts.discard("__main__")
     assert scripts == {module for module, _ in BENCHMARKS.values()}
 
 

@@ -24,7 +24,6 @@ prints one line per entry and exits with code 2 and a one-line message on the fi
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import operator
@@ -35,7 +34,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import InputError, SitarError
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 from training.config import TrainConfig, load_config
 
 __all__ = [
@@ -328,19 +328,14 @@ def _check_decision(experiment: Experiment) -> None:
             )
 
 
+@tool_main("python -m training.ledger")
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m training.ledger", description=__doc__.split("\n\n")[0]
-    )
+    parser = ArgumentParser(prog="python -m training.ledger", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--root", type=Path, default=DEFAULT_ROOT, help="ledger folder (default: experiments/)"
     )
     args = parser.parse_args(argv)
-    try:
-        entries = load_ledger(args.root)
-    except SitarError as e:
-        print(f"ledger: error: {e}", file=sys.stderr)
-        return 2
+    entries = load_ledger(args.root)
     for entry in entries:
         line = f"{entry.id:20s} {entry.kind:9s} {entry.outcome:12s}"
         if entry.gates:

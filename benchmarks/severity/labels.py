@@ -171,7 +171,9 @@ def _reader_arg(value: str) -> tuple[str, list[str]]:
 
 @tool_main("python -m benchmarks severity-labels")
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(
+        prog="python -m benchmarks severity-labels", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--items", required=True)
     ap.add_argument("--reader", type=_reader_arg, action="append", required=True)
     ap.add_argument("--adjudicator", type=_reader_arg, default=None)

@@ -226,7 +226,7 @@ def _print(report: dict[str, Any], ab: dict[str, Any] | None) -> None:
 
 @tool_main("python -m benchmarks severity")
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(prog="python -m benchmarks severity", description=__doc__.splitlines()[0])
     ap.add_argument("--items", default=str(DATA / "items.jsonl"))
     ap.add_argument("--labels", default=str(DATA / "labels.jsonl"))
     ap.add_argument("--ab", default=str(ROOT / "annotation/ab/sitar_ab_v1.jsonl"))

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Sequence
 
 from sitar._main import ArgumentParser, tool_main
-from sitar.cli import main as sitar_main
 
 #: The old action names and the ``sitar checkpoint`` actions they became.
 ACTIONS = {"write": "sign", "verify": "verify"}
@@ -29,12 +28,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("folder", nargs="+")
     args = parser.parse_args(argv)
     action = ACTIONS[args.action]
+    from argparse import Namespace
+
+    from sitar.commands.checkpoint import run
+
+    # The command's own code, so that an error is this tool's one line (its prefix, exit 2).
+    code = run(Namespace(action=action, folder=args.folder))
     print(
         f"python -m sitar.integrity {args.action} is deprecated; use `sitar checkpoint {action} "
         "FOLDER...` (same output)",
         file=sys.stderr,
     )
-    return sitar_main(["checkpoint", action, *args.folder])
+    return code
 
 
 if __name__ == "__main__":
