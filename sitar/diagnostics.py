@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sitar.errors import InputError, MissingDependencyError
-from sitar.targets import MAX_SCORE, T2_BAND_RAW, score_from_tiers
+from sitar.targets import MAX_SCORE, T2_BAND_RAW, normalize_score, score_from_tiers
 
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
@@ -111,8 +111,12 @@ def _score(
     signature: str | None,
     analyzer_id: str = "none",
     progress: bool = False,
+    inputs: str | None = None,
 ) -> _Scores:
-    """Score pairs with a scorer (``.score``) or a ``predict_fn``; validate the result."""
+    """Score pairs with a scorer (``.score``) or a ``predict_fn``; validate the result.
+
+    ``inputs`` says what the ``len(references)`` inputs are, for the error message when the
+    source returns the wrong number of scores (default: ``"<n> pairs"``)."""
     n = len(references)
     if hasattr(source, "score") and callable(source.score):
         kwargs: dict[str, Any] = {"batch_size": batch_size}
@@ -147,8 +151,9 @@ def _score(
         )
     if values.shape != (n,):
         raise InputError(
-            f"the score source returned {values.size} scores for {n} pairs; a predict_fn "
-            "must return one normalised score per pair"
+            f"the score source returned {values.size} scores for {n} inputs "
+            f"({inputs or f'{n} pairs'}); a predict_fn must return one normalised score per "
+            "(reference, hypothesis) it is given"
         )
     if n and (not np.all(np.isfinite(values)) or values.min() < 0.0 or values.max() > 1.0):
         raise InputError(
@@ -385,6 +390,7 @@ def explain_many(
         # Only a predict_fn's signature is built here; it names the CGD analyzer used.
         analyzer_id=segs[0].analyzer if segs else "none",
         progress=progress,
+        inputs=f"the {len(refs)} pairs, then their {len(job_r) - len(refs)} single-gap hypotheses",
     )
     sig = scored.signature
     out: list[Explanation] = []
@@ -469,7 +475,7 @@ def explain_analyses(
             Explanation(
                 reference=r,
                 hypothesis=h,
-                score=a.raw / scale,
+                score=normalize_score(a.raw, scale),
                 gaps=gaps,
                 n_model_inputs=a.n_windows,
                 tier_rule=GAP_HEAD_RULES[getattr(scorer, "decode", "mean")],
@@ -1048,7 +1054,13 @@ def compare(
     all_r = refs * len(names)
     all_h = [h for k in names for h in joined[k]]
     scored = _score(
-        source, all_r, all_h, batch_size=batch_size, signature=signature, progress=progress
+        source,
+        all_r,
+        all_h,
+        batch_size=batch_size,
+        signature=signature,
+        progress=progress,
+        inputs=f"{len(names)} systems x {len(refs)} utterances",
     )
     n = len(ids)
     per_system = {k: scored.scores[s * n : (s + 1) * n] for s, k in enumerate(names)}

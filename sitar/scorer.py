@@ -59,8 +59,8 @@ import numpy as np
 
 from sitar.checkpoint import CheckpointConfig, default_checkpoint_path
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
-from sitar.targets import DEFAULT_RHO, MAX_SCORE
-from sitar.text import Token, tokenize
+from sitar.targets import DEFAULT_RHO, MAX_SCORE, normalize_score
+from sitar.text import Token, presentation_key
 
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
@@ -244,6 +244,12 @@ def resolve_checkpoint(
             "the checkpoint must be a folder path (str or os.PathLike), a Hugging Face repo id "
             f"or None, got {type(path_or_hub_id).__name__} {path_or_hub_id!r}"
         )
+    if not str(path_or_hub_id).strip():
+        # Path("") is the current directory: an empty --checkpoint must not load whatever is there.
+        raise InputError(
+            "the checkpoint is an empty string; pass a folder path, an 'owner/name' hub id, or "
+            "omit it for the packaged default"
+        )
     path = Path(path_or_hub_id)
     if path.exists():
         return path
@@ -288,8 +294,9 @@ def _span(text: str, tokens: Sequence[Token], a: int, b: int) -> str:
     return text[tokens[a].start : tokens[b - 1].end] if a < b else ""
 
 
-def _norms(text: str) -> list[str]:
-    return [t.norm for t in tokenize(text)]
+def _norms(text: str) -> tuple[str, ...]:
+    """What two texts must share to be the same words: :func:`sitar.text.presentation_key`."""
+    return presentation_key(text)
 
 
 Spans = tuple[tuple[int, int], tuple[int, int]]
@@ -531,6 +538,7 @@ class Scorer:
         head: str | None = None,
         tie_breaker: int | None = None,
         decode: str | None = None,
+        allow_unverified: bool = False,
     ) -> Scorer:
         """Load a checkpoint: a local folder, a Hugging Face repo id (``revision`` optional;
         ``HF_HUB_OFFLINE`` respected) or ``None`` for the packaged default.
@@ -547,7 +555,8 @@ class Scorer:
         inside the SPEC §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
         signature). ``decode`` is how the gap head's ordinal logits become a step, ``"mean"``
         (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
-        signature).
+        signature). A checkpoint whose digests do not vouch for it (:mod:`sitar.integrity`) is a
+        :class:`CheckpointError` unless ``allow_unverified`` is True, and then a warning.
         """
         if isinstance(path_or_hub_id, bool) or not (
             path_or_hub_id is None or isinstance(path_or_hub_id, (str, os.PathLike))
@@ -568,6 +577,9 @@ class Scorer:
             path_or_hub_id, revision=revision, include_torch=backend == "torch"
         )
         config = CheckpointConfig.load(folder)
+        from sitar.integrity import require_verified
+
+        require_verified(config, allow_unverified=allow_unverified)
         if backend == "onnx":
             from sitar.runtime import OnnxPredictor
 
@@ -692,7 +704,8 @@ class Scorer:
         :meth:`score` returns for them), for callers that also need the per-gap analyses."""
         scale = self.config.score_scale
         raw = [a.raw for a in analyses]
-        scores = tuple(r / scale for r in raw)
+        # Clipped to [0, scale] before dividing: a normalised score is in [0, 1] by construction.
+        scores = tuple(normalize_score(r, scale) for r in raw)
         system = float(np.mean(scores)) if scores else math.nan
         return ScoreResult(
             scores=scores,
@@ -874,6 +887,10 @@ class Scorer:
             if identical[i]:
                 results.append(PairAnalysis(0.0, True, False, 0, None, ()))
                 continue
+            for k, gap in enumerate(segs[i].gaps):
+                # Sides that differ only in variation selectors read the same: a T0 gap by rule.
+                if _norms(gap.ref_text) == _norms(gap.hyp_text):
+                    expected[i][k] = 0.0
             gaps = tuple(predict_gaps(expected[i]))
             u = 0.0
             if self.tie_breaker == 3:

@@ -38,6 +38,7 @@ import numpy as np
 
 from sitar.errors import InputError, SitarError
 from sitar.records import read_records
+from sitar.targets import normalize_score
 from training.baselines import DEFAULT_ENCODER, EmbeddingBaselines, parse_baselines
 from training.evaluate import controlled_ordering, reference_bootstrap, regression_metrics
 
@@ -251,7 +252,7 @@ def records_report(
         analyses = scorer.analyze(references=refs, hypotheses=hyps, batch_size=batch_size)
         raw = [a.raw for a in analyses]
         scale = scorer.config.score_scale
-        normalized = [x / scale for x in raw]
+        normalized = [normalize_score(x, scale) for x in raw]
     else:
         result = scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size)
         raw, normalized = list(result.raw), list(result.scores)

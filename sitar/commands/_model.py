@@ -116,6 +116,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--revision", default=None, help="Hugging Face revision (branch, tag or commit)"
     )
     model.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="score with a checkpoint whose digests are missing or cover less than this sitar "
+        "requires (a warning, and -unverified in the signature); refused without this flag",
+    )
+    model.add_argument(
         "--backend",
         choices=("onnx", "torch"),
         default="onnx",
@@ -187,6 +193,7 @@ def load_scorer(args: argparse.Namespace) -> Any:
         head=getattr(args, "head", None),
         tie_breaker=getattr(args, "tie_breaker", None),
         decode=getattr(args, "decode", None),
+        allow_unverified=getattr(args, "allow_unverified", False),
     )
 
 
