@@ -288,6 +288,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SitarError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # run_pairs has let in-flight calls finish and be journaled; nothing is lost.
+        run_dir = getattr(args, "run_dir", "RUN_DIR")
+        print(
+            f"interrupted; every finished call is journaled: continue with "
+            f"`python -m annotation resume {run_dir}`",
+            file=sys.stderr,
+        )
+        return 130
 
 
 if __name__ == "__main__":
