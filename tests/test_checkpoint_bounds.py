@@ -264,3 +264,21 @@ def test_name_cannot_inject_tsv_rows(tiny_copy, tmp_path, capsys):
     assert code == 2
     assert "forged" not in captured.out
     assert re.search(r"name", captured.err)
+
+
+def test_onnx_runtime_failure_is_a_checkpoint_error():
+    """A graph that cannot take an input (e.g. max_length past its position table, found only when
+    a long input arrives) is a CheckpointError with the fix, never an onnxruntime traceback."""
+    from onnxruntime.capi.onnxruntime_pybind11_state import Fail
+
+    from sitar.scorer import Scorer
+
+    scorer = Scorer.load(TINY, variant="fp32")
+
+    class Broken:
+        def run(self, names, feed):
+            raise Fail("[ONNXRuntimeError] : 1 : FAIL : Attempting to broadcast 512 by 1023")
+
+    scorer.predictor._session = Broken()
+    with pytest.raises(CheckpointError, match="max_length"):
+        scorer.score(references=["turn left"], hypotheses=["turn right"])
