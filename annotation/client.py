@@ -203,8 +203,20 @@ class ClientConfig:
                 "in the run's config.json, journal and stats.json. Put the key in the environment "
                 "variable named by api_key_env (--api-key-env) instead"
             )
-        if not self.model:
+        if not isinstance(self.model, str) or not self.model:
             raise InputError("model must be a non-empty model name")
+        if any(p.search(self.model) for p in _SECRET_PATTERNS):
+            raise InputError(
+                "model looks like an API key, which would be saved in the run folder; give the "
+                "model name, and put the key in the environment variable named by api_key_env"
+            )
+        if not isinstance(self.api_key_env, str) or (
+            self.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,127}", self.api_key_env)
+        ):
+            raise InputError(
+                "api_key_env must be the NAME of an environment variable (e.g. OPENAI_API_KEY) "
+                "or '', not the key itself: it is saved in the run folder"
+            )
         for name in ("timeout_s", "backoff_base_s", "backoff_max_s"):
             if getattr(self, name) <= 0:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)!r}")

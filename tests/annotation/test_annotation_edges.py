@@ -295,3 +295,17 @@ def test_start_run_leaves_no_half_made_folder(tmp_path, monkeypatch):
         monkeypatch.undo()
         assert not (run / "journal.sqlite").exists()
         start_run(run, PAIRS, config)  # the same folder starts cleanly
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"api_key_env": "sk-proj-ABCDEFGHIJKLMNOP0123456789"},
+        {"api_key_env": "my key"},
+        {"model": "sk-ABCDEFGHIJKLMNOPQRSTUVWX12"},
+    ],
+)
+def test_a_key_in_another_setting_is_refused(settings):
+    with pytest.raises(InputError) as info:
+        ClientConfig(**settings)
+    assert "ABCDEFGH" not in str(info.value)
