@@ -491,7 +491,7 @@ class CheckpointConfig:
                 "folder that contains sitar_config.json, or a Hugging Face repo id"
             )
         path = folder / CONFIG_FILE
-        if not path.is_file():
+        if not path.exists():
             raise CheckpointError(
                 f"{str(folder)!r} is not a SITAR checkpoint: {CONFIG_FILE} is missing"
             )
@@ -593,6 +593,10 @@ def read_config_json(path: str | os.PathLike[str]) -> Any:
     including nesting too deep for the parser, is a :class:`CheckpointError` naming the file."""
     path = Path(path)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read forever
+            raise CheckpointError(
+                f"cannot read {path}: not a regular file (a folder, FIFO or device)"
+            )
         with open(path, "rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:

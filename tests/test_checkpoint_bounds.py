@@ -114,6 +114,17 @@ def test_fifo_tokenizer_is_not_reported_missing(tiny_copy):
         CheckpointConfig.load(tiny_copy)
 
 
+def test_fifo_config_is_named_and_never_blocks(tiny_copy):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    (tiny_copy / CONFIG_FILE).unlink()
+    os.mkfifo(tiny_copy / CONFIG_FILE)
+    with pytest.raises(CheckpointError, match="not a regular file"):
+        CheckpointConfig.load(tiny_copy)
+    with pytest.raises(CheckpointError, match="not a regular file"):
+        write_integrity(tiny_copy)
+
+
 @pytest.mark.parametrize("empty", ["", "   "])
 def test_empty_checkpoint_path_is_refused(empty):
     from sitar.scorer import resolve_checkpoint
