@@ -293,3 +293,15 @@ def test_onnx_runtime_failure_is_a_checkpoint_error():
     scorer.predictor._session = Broken()
     with pytest.raises(CheckpointError, match="max_length"):
         scorer.score(references=["turn left"], hypotheses=["turn right"])
+
+
+def test_serve_refuses_an_unverified_checkpoint_before_starting(tiny_copy, capsys):
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    pytest.importorskip("prometheus_client")
+    from sitar.cli import main
+
+    _edit(tiny_copy, _unsigned)
+    code = main(["serve", "--checkpoint", str(tiny_copy), "--port", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and "unverified" in err and "Traceback" not in err

@@ -213,6 +213,10 @@ def run(args: argparse.Namespace) -> int:
     checkpoint = CheckpointConfig.load(
         resolve_checkpoint(config.checkpoint, revision=config.revision)
     )
+    # Fail now, not in every worker: the workers' Scorer.load refuses an unverified checkpoint.
+    from sitar.integrity import require_verified
+
+    require_verified(checkpoint)
     if config.tie_breaker is not None or config.decode is not None:
         # Fail now, not in every worker: a tie-breaker or decoding rule needs a checkpoint that
         # scores with its gap head (as Scorer.load decides it).
