@@ -285,7 +285,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        # run_pairs has let in-flight calls finish and be journaled; nothing is lost.
+        run_dir = getattr(args, "run_dir", "RUN_DIR")
+        print(
+            f"interrupted; every finished call is journaled: continue with "
+            f"`python -m annotation resume {run_dir}`",
+            file=sys.stderr,
+        )
+        return 130
 
 
 if __name__ == "__main__":

@@ -12,18 +12,31 @@ Errors: :class:`TransportError` (retries exhausted: the call is *not* recorded, 
 tries again) and :class:`EndpointError` (a non-retryable 4xx such as a wrong key or model name:
 the run stops).
 
-Secrets: a ``base_url`` with credentials in it (``https://user:password@host``) is refused before
-anything is written (the configuration is saved in ``config.json``, the journal and
-``stats.json``); put the key in the environment variable named by ``api_key_env``. Error messages
-built from an endpoint's answer are passed through :func:`redact`, which masks the key in use and
-anything that looks like a bearer token or an ``sk-...`` key.
+Deadlines: ``timeout_s`` bounds each attempt as a whole, from connecting to the last byte of the
+answer (an endpoint that trickles one byte a second cannot hold an attempt past it): every attempt
+opens its own connection, and a timer shuts that socket down at the deadline.
+
+Usage: an answer's ``usage`` must hold finite, non-negative token counts (absent counts are 0).
+Anything else (``"lots"``, ``Infinity``, a negative count that would pay back the budget) makes the
+attempt a failed one, recorded in the journal with the problem, and adds nothing to the cost.
+
+Secrets: a ``base_url`` with a secret in any component is refused before anything is written (the
+configuration is saved in ``config.json``, the journal and ``stats.json``): credentials in the
+userinfo (``https://user:password@host``), and anything that looks like a key in the host, path,
+parameters, query or fragment (``sk-...``, ``hf_...``, ``key=...``, ``token=...``, a bearer token, a
+long random-looking segment; :func:`find_secret`). Put the key in the environment variable named
+by ``api_key_env``. Error messages built from an endpoint's answer are passed through
+:func:`redact`, which masks the key in use and anything that looks like a key.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import random
 import re
+import socket
 import threading
 import time
 import urllib.parse
@@ -43,16 +56,56 @@ __all__ = [
     "OpenAIChatClient",
     "TransportError",
     "Usage",
+    "find_secret",
     "redact",
 ]
 
 _MASK = "***"
-# Bearer tokens, OpenAI-style keys (sk-..., sk-proj-...) and key=value / "api_key": "..." pairs.
+# Bearer tokens, provider keys (OpenAI sk-/sk-proj-, Anthropic sk-ant-, Hugging Face hf_, Groq gsk_,
+# xAI xai-, Google AIza..., GitHub gh?_) and key=value / "api_key": "..." pairs.
 _SECRET_PATTERNS = (
-    re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"),
-    re.compile(r"(?i)((?:api[_-]?key|authorization|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}]+"),
+    re.compile(r"(?i)(bearer\s+)[^\s\"',;/]+"),
+    re.compile(r"\b(?:sk|xai)-[A-Za-z0-9_\-]{6,}|\b(?:hf|gsk|gh[pousr])_[A-Za-z0-9]{16,}"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
+    re.compile(
+        r"(?i)((?:api[_-]?key|apikey|access[_-]?token|authorization|token|secret|password|key)"
+        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&/#]+"
+    ),
 )
+# A bare random-looking token: 24+ letters and digits (with - or _), mixing upper case, lower case
+# and digits. Model names, deployments and UUIDs (one case only) do not match.
+_RANDOM_TOKEN = re.compile(r"[A-Za-z0-9_\-]{24,}")
+
+
+def _looks_random(segment: str) -> bool:
+    return bool(
+        _RANDOM_TOKEN.fullmatch(segment)
+        and any(c.isupper() for c in segment)
+        and any(c.islower() for c in segment)
+        and sum(c.isdigit() for c in segment) >= 2
+    )
+
+
+def find_secret(url: str) -> str | None:
+    """The component of ``url`` that holds something like a secret (``"userinfo"``, ``"path"``,
+    ``"query"``, ...), or None. Every component is checked, percent-decoded."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "userinfo"
+    components = {
+        "host": parts.hostname or "",
+        "path": parts.path,
+        "query": parts.query,
+        "fragment": parts.fragment,
+    }
+    for name, raw in components.items():
+        text = urllib.parse.unquote_plus(raw) if name == "query" else urllib.parse.unquote(raw)
+        if any(p.search(text) for p in _SECRET_PATTERNS):
+            return name
+        pieces = re.split(r"[/;,=&?#.\s]+", text) if name != "host" else []
+        if any(_looks_random(piece) for piece in pieces):
+            return name
+    return None
 
 
 def redact(text: str, secrets: Sequence[str | None] = ()) -> str:
@@ -89,6 +142,8 @@ class ChatResult:
     model: str
     #: Number of HTTP requests this result took (1 + retries).
     requests: int = 1
+    #: Why the answer cannot be used although it arrived (invalid usage); "" when it can.
+    problem: str = ""
 
 
 class ChatClient(Protocol):
@@ -135,20 +190,33 @@ class ClientConfig:
             raise InputError(
                 f"base_url must start with http:// or https://, got {redact(str(self.base_url))!r}"
             )
-        parts = urllib.parse.urlsplit(self.base_url)
-        if parts.username is not None or parts.password is not None:
+        where = find_secret(self.base_url)
+        if where == "userinfo":
             raise InputError(
                 "base_url must not contain credentials (user:password@); they would be saved in "
                 "the run's config.json, journal and stats.json. Put the key in the environment "
                 "variable named by api_key_env (--api-key-env) instead"
             )
-        if parts.query and _SECRET_PATTERNS[2].search(parts.query):
+        if where is not None:
             raise InputError(
-                "base_url must not carry a key in its query string; put the key in the "
-                "environment variable named by api_key_env (--api-key-env) instead"
+                f"base_url must not carry a key (its {where} looks like one); it would be saved "
+                "in the run's config.json, journal and stats.json. Put the key in the environment "
+                "variable named by api_key_env (--api-key-env) instead"
             )
-        if not self.model:
+        if not isinstance(self.model, str) or not self.model:
             raise InputError("model must be a non-empty model name")
+        if any(p.search(self.model) for p in _SECRET_PATTERNS):
+            raise InputError(
+                "model looks like an API key, which would be saved in the run folder; give the "
+                "model name, and put the key in the environment variable named by api_key_env"
+            )
+        if not isinstance(self.api_key_env, str) or (
+            self.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,127}", self.api_key_env)
+        ):
+            raise InputError(
+                "api_key_env must be the NAME of an environment variable (e.g. OPENAI_API_KEY) "
+                "or '', not the key itself: it is saved in the run folder"
+            )
         for name in ("timeout_s", "backoff_base_s", "backoff_max_s"):
             if getattr(self, name) <= 0:
                 raise InputError(f"{name} must be > 0, got {getattr(self, name)!r}")
@@ -263,7 +331,9 @@ class OpenAIChatClient:
             base_url=config.base_url.rstrip("/"),
             headers=headers,
             timeout=httpx.Timeout(config.timeout_s),
-            limits=httpx.Limits(max_connections=config.concurrency),
+            # No keep-alive: each attempt opens its own connection, whose socket the deadline
+            # timer can shut down (an LLM call takes seconds; a handshake is noise next to it).
+            limits=httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=0),
         )
 
     @property
@@ -321,10 +391,13 @@ class OpenAIChatClient:
             retry_after: float | None = None
             with self._sem:
                 try:
-                    response = self._http.post("/chat/completions", json=body)
+                    response = self._post(body)
                 except self._httpx.TransportError as e:  # timeouts and connection errors
                     response = None
                     last = f"{type(e).__name__}: {redact(str(e), self._secrets)}"
+                except _DeadlineExceeded:
+                    response = None
+                    last = f"deadline of {cfg.timeout_s:g} s (timeout_s) exceeded"
             self.usage.add(requests=1)
             if response is not None:
                 status = response.status_code
@@ -343,6 +416,48 @@ class OpenAIChatClient:
             f"{cfg.base_url}: no answer after {cfg.max_retries + 1} attempts (last: {last})"
         )
 
+    def _post(self, body: Mapping[str, Any]) -> Any:
+        """One attempt, bounded as a whole by ``timeout_s``: a timer shuts the attempt's socket
+        down at the deadline, which ends any read in progress however slowly bytes arrive."""
+        lock = threading.Lock()
+        state: dict[str, Any] = {"socket": None, "expired": False}
+
+        def shut(sock: Any) -> None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+        def trace(event: str, info: Mapping[str, Any]) -> None:
+            if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+                stream = info.get("return_value")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                with lock:
+                    state["socket"] = sock
+                    expired = state["expired"]
+                if expired and sock is not None:
+                    shut(sock)
+
+        def expire() -> None:
+            with lock:
+                state["expired"] = True
+                sock = state["socket"]
+            if sock is not None:
+                shut(sock)
+
+        timer = threading.Timer(self.config.timeout_s, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            response = self._http.post("/chat/completions", json=body, extensions={"trace": trace})
+        except self._httpx.TransportError:
+            if state["expired"]:
+                raise _DeadlineExceeded from None
+            raise
+        finally:
+            timer.cancel()
+        if state["expired"]:
+            raise _DeadlineExceeded
+        return response
+
     def _result(self, response: Any, requests: int) -> ChatResult:
         try:
             data = response.json()
@@ -352,9 +467,13 @@ class OpenAIChatClient:
                 f"{self.config.base_url} returned a body that is not an OpenAI chat completion: "
                 f"{redact(response.text, self._secrets)[:200]!r}"
             ) from e
-        usage = data.get("usage") or {}
-        prompt = int(usage.get("prompt_tokens") or 0)
-        completion = int(usage.get("completion_tokens") or 0)
+        problem = ""
+        try:
+            prompt, completion = _usage_counts(data.get("usage"))
+        except ValueError as e:
+            # The answer arrived but its accounting is unusable: a failed attempt (recorded with
+            # this problem by the pipeline) that costs nothing, so no value can pay the budget back.
+            prompt, completion, problem = 0, 0, f"invalid usage in the answer: {e}"
         cost = (
             prompt * self.config.price_input_per_mtok
             + completion * self.config.price_output_per_mtok
@@ -367,7 +486,39 @@ class OpenAIChatClient:
             cost=cost,
             model=str(data.get("model") or self.config.model),
             requests=requests,
+            problem=problem,
         )
+
+
+#: Largest token count accepted in one answer's usage (far above any context window).
+MAX_USAGE_TOKENS = 10**9
+
+
+def _usage_counts(usage: Any) -> tuple[int, int]:
+    """``(prompt_tokens, completion_tokens)`` of an answer's ``usage``; absent or null counts are
+    0, fractions are rounded up. Raises ValueError, saying why, for anything but a finite number in
+    [0, MAX_USAGE_TOKENS]."""
+    if usage is None:
+        return 0, 0
+    if not isinstance(usage, Mapping):
+        raise ValueError(f"'usage' must be an object, got {type(usage).__name__}")
+    counts = []
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = usage.get(name)
+        if value is None:
+            value = 0
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number, got {str(value)[:40]!r}")
+        if not (math.isfinite(value) and 0 <= value <= MAX_USAGE_TOKENS):
+            raise ValueError(
+                f"{name} must be a finite number in [0, {MAX_USAGE_TOKENS}], got {value}"
+            )
+        counts.append(math.ceil(value))  # a fractional count is rounded up, never down
+    return counts[0], counts[1]
+
+
+class _DeadlineExceeded(Exception):
+    """An attempt ran past ``timeout_s`` (internal; reported as a transport failure)."""
 
 
 def _retry_after(value: str | None) -> float | None:

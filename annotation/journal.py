@@ -11,6 +11,7 @@ finished one. Raw answer texts of every attempt are stored, so targets can be re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import InputError
+from sitar.errors import InputError, OutputError
 
 __all__ = ["CallRow", "Journal", "PairRow", "call_key", "gap_set_hash", "pair_hash"]
 
@@ -129,15 +130,35 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise self._write_error(e) from e
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+        except sqlite3.OperationalError as e:
+            raise self._write_error(e) from e
         except sqlite3.DatabaseError as e:
             raise InputError(f"{self.path} is not a usable journal database: {e}") from e
         self._lock = threading.Lock()
+
+    def _write_error(self, e: Exception) -> OutputError:
+        """A journal that cannot be written (read-only folder or file system, full disk): one
+        message that names the run folder; everything journaled before stays as it was."""
+        return OutputError(
+            f"cannot write the journal {self.path}: {getattr(e, 'strerror', None) or e}; the run "
+            "folder may be read-only or the disk full (nothing journaled so far is lost: fix "
+            "that, then resume)"
+        )
+
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.OperationalError as e:
+            raise self._write_error(e) from e
 
     def close(self) -> None:
         with self._lock:
@@ -157,7 +178,7 @@ class Journal:
 
     def set_meta(self, key: str, value: Any) -> None:
         with self._lock:
-            self._db.execute(
+            self._write(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 (key, json.dumps(value, ensure_ascii=False, sort_keys=True)),
             )
@@ -166,17 +187,18 @@ class Journal:
     def add_pairs(self, pairs: Sequence[tuple[str, str, str, Mapping[str, Any]]]) -> None:
         """Store the input pairs ``(id, reference, hypothesis, extra)`` once, in one transaction."""
         with self._lock:
-            self._db.execute("BEGIN")
+            self._write("BEGIN")
             try:
                 for i, (pid, ref, hyp, extra) in enumerate(pairs):
-                    self._db.execute(
+                    self._write(
                         "INSERT INTO pairs (idx, id, reference, hypothesis, extra) "
                         "VALUES (?, ?, ?, ?, ?)",
                         (i, pid, ref, hyp, json.dumps(dict(extra), ensure_ascii=False)),
                     )
-                self._db.execute("COMMIT")
+                self._write("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
                 raise
 
     def pairs(self) -> list[PairRow]:
@@ -200,7 +222,7 @@ class Journal:
     def put_call(self, row: CallRow) -> bool:
         """Record a finished call; returns False (and changes nothing) if the key exists."""
         with self._lock:
-            cur = self._db.execute(
+            cur = self._write(
                 "INSERT OR IGNORE INTO calls (key, pair_id, task, idx, prompt_version, model, ok, "
                 "parsed, problem, attempts, messages, prompt_tokens, completion_tokens, cost, "
                 "requests, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

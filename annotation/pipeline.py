@@ -12,6 +12,7 @@ deterministic function of the answers it got.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +36,7 @@ from annotation.protocol import AnswerRecord, CallPending, PairOutcome, annotate
 from annotation.schema import AnswerError, gap_ids, parse_answer
 from sitar import segment
 from sitar._version import __version__ as sitar_version
-from sitar.errors import InputError, SitarError
+from sitar.errors import InputError, OutputError, SitarError
 from sitar.gaps import Segmentation
 
 __all__ = [
@@ -128,15 +129,42 @@ def start_run(
         "source": source,
         "n_pairs": len(rows),
     }
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with Journal(journal_path) as journal:
-        journal.add_pairs(rows)
-        for key, value in meta.items():
-            journal.set_meta(key, value)
-    (run_dir / CONFIG_NAME).write_text(
-        json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
-    )
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(
+            f"cannot create the run folder {run_dir}: {e.strerror or e}; choose a writable place"
+        ) from e
+    # The journal is built under a temporary name and moved into place last, so an interrupted
+    # start (Ctrl-C, a full disk, a read-only folder) never leaves a half-made run that neither
+    # `run` nor `resume` accepts: the folder has a complete run or none.
+    partial = run_dir / f".{JOURNAL_NAME}.partial"
+    for leftover in (partial, *(Path(f"{partial}{s}") for s in ("-wal", "-shm", "-journal"))):
+        leftover.unlink(missing_ok=True)
+    try:
+        with Journal(partial) as journal:
+            journal.add_pairs(rows)
+            for key, value in meta.items():
+                journal.set_meta(key, value)
+        _write_atomic(
+            run_dir / CONFIG_NAME,
+            json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
+        )
+        os.replace(partial, journal_path)
+    except OSError as e:
+        raise OutputError(f"cannot write the run folder {run_dir}: {e.strerror or e}") from e
+    finally:
+        partial.unlink(missing_ok=True)
     return run_dir
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def open_run(run_dir: str | Path) -> tuple[Journal, RunConfig]:
@@ -251,6 +279,12 @@ class _Caller:
                 "cost": result.cost,
                 "requests": result.requests,
             }
+            if result.problem:
+                # The answer is unusable whatever its text (e.g. invalid usage): a failed call,
+                # recorded as such; asking again would not repair the endpoint's accounting.
+                problem = result.problem
+                attempts.append({**attempt, "problem": problem})
+                break
             try:
                 parsed = parse_answer(task, result.text, ctx.ids)
             except AnswerError as e:

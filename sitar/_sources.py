@@ -60,8 +60,12 @@ def _score(
     signature: str | None,
     analyzer_id: str = "none",
     progress: bool = False,
+    inputs: str | None = None,
 ) -> _Scores:
-    """Score pairs with a scorer (``.score``) or a ``predict_fn``; validate the result."""
+    """Score pairs with a scorer (``.score``) or a ``predict_fn``; validate the result.
+
+    ``inputs`` says what the ``len(references)`` inputs are, for the error message when the
+    source returns the wrong number of scores (default: ``"<n> pairs"``)."""
     n = len(references)
     swer_parts: tuple[np.ndarray, np.ndarray] | None = None
     if hasattr(source, "score") and callable(source.score):
@@ -100,8 +104,9 @@ def _score(
         )
     if values.shape != (n,):
         raise InputError(
-            f"the score source returned {values.size} scores for {n} pairs; a predict_fn "
-            "must return one normalised score per pair"
+            f"the score source returned {values.size} scores for {n} inputs "
+            f"({inputs or f'{n} pairs'}); a predict_fn must return one normalised score per "
+            "(reference, hypothesis) it is given"
         )
     if n and (not np.all(np.isfinite(values)) or values.min() < 0.0 or values.max() > 1.0):
         raise InputError(

@@ -23,6 +23,7 @@ import math
 import numbers
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -44,6 +45,7 @@ __all__ = [
     "CheckpointConfig",
     "OnnxConfig",
     "default_checkpoint_path",
+    "read_config_json",
     "resolve_checkpoint",
 ]
 
@@ -63,6 +65,29 @@ ONNX_VARIANTS = ("fp32", "int8", "int8row")
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index")
 #: spec §7 ordinal thresholds on the raw scale.
 DEFAULT_THRESHOLDS = (1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 2.0)
+
+#: Bounds of the config's scalars (inclusive unless said otherwise), checked by
+#: :meth:`CheckpointConfig.from_dict` for loaded and hand-built configs alike, before any digest is
+#: looked at: re-signing a checkpoint never makes an out-of-bound value load.
+#:
+#: * ``max_length``: 8 (three special tokens plus text) to 8192 (the longest position table of the
+#:   encoders SITAR trains; a BERT-style graph has 512);
+#: * ``score_scale``: from the top threshold to 7/3, the top of the SPEC §5 raw scale;
+#: * ``thresholds``: 1 to 16 strictly increasing values in (0, 7/3];
+#: * ``rho``: 0 < rho < 1; ``loss_weights``: finite and >= 0; ``onnx.opset``: 1 to 1000;
+#: * ``pad_token_id`` and marker ids: integers 0 to 2**31 - 1;
+#: * ``name``: 1 to 200 letters, digits, ``.``, ``_``, ``+`` or ``-``; ``name`` and ``backbone``
+#:   never hold control characters or ``|`` (they go into one-line signatures and TSV headers).
+MAX_LENGTH_BOUNDS = (8, 8192)
+MAX_THRESHOLDS = 16
+MAX_NAME_LENGTH = 200
+MAX_TOKEN_ID = 2**31 - 1
+MAX_OPSET = 1000
+#: Largest ``sitar_config.json`` read (a config is a few kB; the bound stops a decompression-bomb
+#: style file before it is parsed).
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+_NAME = re.compile(r"[^\W_][\w.+-]*")
+_HEAD_NAMES = ("gaps", "pair")
 
 _REQUIRED_KEYS = ("schema", "name", "backbone", "max_length", "onnx", "tokenizer")
 _REQUIRED_ONNX_KEYS = ("files", "inputs", "outputs")
@@ -104,10 +129,89 @@ def _check_optional_str(value: Any, key: str, where: str) -> str | None:
     return None if value is None else _check_str(value, key, where)
 
 
-def _check_number(value: Any, key: str, where: str) -> float:
+def _check_one_line(value: Any, key: str, where: str) -> str:
+    """A non-empty string without control characters or ``|`` (it goes into signatures)."""
+    value = _check_str(value, key, where)
+    if "|" in value or any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+        raise _bad(where, f"{key!r} must not hold control characters or '|', got {value!r}")
+    return value
+
+
+def _check_name(value: Any, where: str) -> str:
+    value = _check_one_line(value, "name", where)
+    if len(value) > MAX_NAME_LENGTH or not _NAME.fullmatch(value):
+        raise _bad(
+            where,
+            f"'name' must be 1 to {MAX_NAME_LENGTH} letters, digits, '.', '_', '+' or '-' "
+            f"(starting with a letter or digit), got {value[:80]!r}",
+        )
+    return value
+
+
+def _check_number(
+    value: Any,
+    key: str,
+    where: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> float:
+    """A finite real number within the given bounds (inclusive unless ``open_*``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise _bad(where, f"{key!r} must be a finite number, got {value!r}")
-    return float(value)
+    x = float(value)
+    too_low = low is not None and (x <= low if open_low else x < low)
+    too_high = high is not None and (x >= high if open_high else x > high)
+    if too_low or too_high:
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        interval = f"{'(' if open_low else '['}{lo}, {hi}{')' if open_high else ']'}"
+        raise _bad(where, f"{key!r} must be in {interval}, got {value!r}")
+    return x
+
+
+def _check_int(value: Any, key: str, where: str, *, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _bad(where, f"{key!r} must be an integer in [{low}, {high}], got {value!r}")
+    return value
+
+
+def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> None:
+    """Bounds of the optional top-level keys that change scores (kept in ``extra``)."""
+    if data.get("pad_token_id") is not None:
+        _check_int(data["pad_token_id"], "pad_token_id", where, low=0, high=MAX_TOKEN_ID)
+    head = data.get("head")
+    if head is not None:
+        if not isinstance(head, Mapping):
+            raise _bad(where, f"'head' must be an object, got {type(head).__name__}")
+        if "num_thresholds" in head and head["num_thresholds"] != n_thresholds:
+            raise _bad(
+                where,
+                f"'head.num_thresholds' is {head['num_thresholds']!r} but 'thresholds' has "
+                f"{n_thresholds} values",
+            )
+        if "dropout" in head:
+            _check_number(head["dropout"], "head.dropout", where, low=0.0, high=1.0, open_high=True)
+        if "gap_head" in head and not isinstance(head["gap_head"], bool):
+            raise _bad(where, f"'head.gap_head' must be true or false, got {head['gap_head']!r}")
+    scoring = data.get("scoring")
+    if scoring is not None:
+        if not isinstance(scoring, Mapping):
+            raise _bad(where, f"'scoring' must be an object, got {type(scoring).__name__}")
+        if "head" in scoring and scoring["head"] not in _HEAD_NAMES:
+            raise _bad(
+                where, f"'scoring.head' must be one of {_HEAD_NAMES}, got {scoring['head']!r}"
+            )
+    markers = data.get("markers")
+    if markers is not None:
+        if not isinstance(markers, Mapping):
+            raise _bad(where, f"'markers' must be an object, got {type(markers).__name__}")
+        for key in ("open", "close"):
+            _check_one_line(markers.get(key), f"markers.{key}", where)
+        for key in ("open_id", "close_id"):
+            _check_int(markers.get(key), f"markers.{key}", where, low=0, high=MAX_TOKEN_ID)
 
 
 def _check_relative(path: str, key: str, where: str) -> str:
@@ -190,8 +294,8 @@ class OnnxConfig:
                 where, f"'onnx.outputs' must be a list of names with 'score', got {outputs!r}"
             )
         opset = data.get("opset")
-        if opset is not None and (isinstance(opset, bool) or not isinstance(opset, int)):
-            raise _bad(where, f"'onnx.opset' must be an integer, got {opset!r}")
+        if opset is not None:
+            _check_int(opset, "onnx.opset", where, low=1, high=MAX_OPSET)
         return cls(
             files=checked,
             default=default,
@@ -268,36 +372,57 @@ class CheckpointConfig:
                 f"'schema' is {data['schema']!r}, expected {CHECKPOINT_SCHEMA!r}; this sitar "
                 f"version ({__version__}) cannot read it",
             )
-        name = _check_str(data["name"], "name", where)
-        backbone = _check_str(data["backbone"], "backbone", where)
-        max_length = data["max_length"]
-        # [CLS] r [SEP] h [SEP] needs three special tokens plus room for text.
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8:
-            raise _bad(where, f"'max_length' must be an integer >= 8, got {max_length!r}")
+        name = _check_name(data["name"], where)
+        backbone = _check_one_line(data["backbone"], "backbone", where)
+        max_length = _check_int(
+            data["max_length"],
+            "max_length",
+            where,
+            low=MAX_LENGTH_BOUNDS[0],
+            high=MAX_LENGTH_BOUNDS[1],
+        )
         onnx = OnnxConfig.from_dict(data["onnx"], where=where)
         tokenizer = _check_relative(
             _check_str(data["tokenizer"], "tokenizer", where), "tokenizer", where
         )
-        score_scale = _check_number(data.get("score_scale", MAX_SCORE), "score_scale", where)
-        if score_scale <= 0:
-            raise _bad(where, f"'score_scale' must be positive, got {score_scale!r}")
         thresholds = data.get("thresholds", list(DEFAULT_THRESHOLDS))
-        if not isinstance(thresholds, (list, tuple)):
-            raise _bad(where, f"'thresholds' must be a list of numbers, got {thresholds!r}")
-        thresholds = tuple(_check_number(t, "thresholds", where) for t in thresholds)
+        if not isinstance(thresholds, (list, tuple)) or not 1 <= len(thresholds) <= MAX_THRESHOLDS:
+            raise _bad(
+                where,
+                f"'thresholds' must be a list of 1 to {MAX_THRESHOLDS} numbers, got {thresholds!r}",
+            )
+        thresholds = tuple(
+            _check_number(t, "thresholds", where, low=0.0, high=MAX_SCORE, open_low=True)
+            for t in thresholds
+        )
         if any(b <= a for a, b in itertools.pairwise(thresholds)):
             raise _bad(where, f"'thresholds' must be strictly increasing, got {list(thresholds)}")
-        rho = _check_number(data.get("rho", DEFAULT_RHO), "rho", where)
-        if not 0.0 < rho < 1.0:
-            raise _bad(where, f"'rho' must satisfy 0 < rho < 1, got {rho!r}")
+        # The top threshold must be reachable, and raw scores never exceed the SPEC scale.
+        score_scale = _check_number(
+            data.get("score_scale", MAX_SCORE),
+            "score_scale",
+            where,
+            low=thresholds[-1],
+            high=MAX_SCORE,
+        )
+        rho = _check_number(
+            data.get("rho", DEFAULT_RHO),
+            "rho",
+            where,
+            low=0.0,
+            high=1.0,
+            open_low=True,
+            open_high=True,
+        )
         loss_weights = data.get("loss_weights")
         if loss_weights is not None:
             if not isinstance(loss_weights, Mapping):
                 raise _bad(where, f"'loss_weights' must be an object or null, got {loss_weights!r}")
             loss_weights = {
-                str(k): _check_number(v, f"loss_weights.{k}", where)
+                str(k): _check_number(v, f"loss_weights.{k}", where, low=0.0)
                 for k, v in loss_weights.items()
             }
+        _check_sections(data, len(thresholds), where)
         config_hash = _check_optional_str(
             data.get("training_config_hash"), "training_config_hash", where
         )
@@ -372,14 +497,11 @@ class CheckpointConfig:
                 "folder that contains sitar_config.json, or a Hugging Face repo id"
             )
         path = folder / CONFIG_FILE
-        if not path.is_file():
+        if not path.exists():
             raise CheckpointError(
                 f"{str(folder)!r} is not a SITAR checkpoint: {CONFIG_FILE} is missing"
             )
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise CheckpointError(f"cannot read {path}: {e}") from e
+        data = read_config_json(path)
         config = cls.from_dict(data, folder=folder, where=str(path))
         if check_files:
             config.check_files()
@@ -458,11 +580,41 @@ class CheckpointConfig:
             (f"onnx.files.{v}", f) for v, f in self.onnx.files.items() if f
         ]
         for key, name in referenced:
-            if not (folder / name).is_file():
+            try:
+                mode = (folder / name).stat().st_mode
+            except OSError as e:
                 raise CheckpointError(
                     f"checkpoint {str(folder)!r}: {key!r} names {name!r}, which does not exist in "
                     "the folder"
+                ) from e
+            if not stat.S_ISREG(mode):
+                raise CheckpointError(
+                    f"checkpoint {str(folder)!r}: {key!r} names {name!r}, which is not a regular "
+                    "file (a folder, FIFO or device); replace it with the file itself"
                 )
+
+
+def read_config_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a ``sitar_config.json`` with a size limit (:data:`MAX_CONFIG_BYTES`); every failure,
+    including nesting too deep for the parser, is a :class:`CheckpointError` naming the file."""
+    path = Path(path)
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read forever
+            raise CheckpointError(
+                f"cannot read {path}: not a regular file (a folder, FIFO or device)"
+            )
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise CheckpointError(
+                f"cannot read {path}: larger than {MAX_CONFIG_BYTES} bytes; a checkpoint config "
+                "is a few kB"
+            )
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError as e:
+        raise CheckpointError(f"cannot read {path}: JSON nested too deeply") from e
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"cannot read {path}: {e}") from e
 
 
 def default_checkpoint_folders(name: str = DEFAULT_CHECKPOINT) -> tuple[Path, Path]:
@@ -531,6 +683,12 @@ def resolve_checkpoint(
         raise InputError(
             "the checkpoint must be a folder path (str or os.PathLike), a Hugging Face repo id "
             f"or None, got {type(path_or_hub_id).__name__} {path_or_hub_id!r}"
+        )
+    if not str(path_or_hub_id).strip():
+        # Path("") is the current directory: an empty --checkpoint must not load whatever is there.
+        raise InputError(
+            "the checkpoint is an empty string; pass a folder path, an 'owner/name' hub id, or "
+            "omit it for the packaged default"
         )
     path = Path(path_or_hub_id)
     if path.exists():

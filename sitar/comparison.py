@@ -653,7 +653,13 @@ def compare(
     all_r = refs * len(names)
     all_h = [h for k in names for h in joined[k]]
     scored = _score(
-        source, all_r, all_h, batch_size=batch_size, signature=signature, progress=progress
+        source,
+        all_r,
+        all_h,
+        batch_size=batch_size,
+        signature=signature,
+        progress=progress,
+        inputs=f"{len(names)} systems x {len(refs)} utterances",
     )
     n = len(ids)
     per_system = {k: scored.scores[s * n : (s + 1) * n] for s, k in enumerate(names)}

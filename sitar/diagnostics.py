@@ -40,7 +40,7 @@ from sitar._sources import (
     meaning_critical_rate,
 )
 from sitar.errors import InputError
-from sitar.targets import MAX_SCORE, score_from_tiers
+from sitar.targets import MAX_SCORE, normalize_score, score_from_tiers
 
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
@@ -320,6 +320,7 @@ def explain_many(
         # Only a predict_fn's signature is built here; it names the CGD analyzer used.
         analyzer_id=segs[0].analyzer if segs else "none",
         progress=progress,
+        inputs=f"the {len(refs)} pairs, then their {len(job_r) - len(refs)} single-gap hypotheses",
     )
     sig = scored.signature
     out: list[Explanation] = []
@@ -408,7 +409,7 @@ def explain_analyses(
             Explanation(
                 reference=r,
                 hypothesis=h,
-                score=a.raw / scale,
+                score=normalize_score(a.raw, scale),
                 gaps=gaps,
                 n_model_inputs=a.n_windows,
                 tier_rule=GAP_HEAD_RULES[getattr(scorer, "decode", "mean")],

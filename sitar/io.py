@@ -32,7 +32,9 @@ Outputs go through :func:`open_output`: the destination is checked before any wo
 (:func:`check_output_path`), a file is written to a temporary name in the same folder and moved
 into place with :func:`os.replace` only when the command succeeds, so a failed or interrupted run
 (disk full, Ctrl-C, SIGTERM) never leaves a partial file under the final name and never truncates
-an existing one.
+an existing one. The temporary file is ``.<name>.<pid>.<random>.part``; a writer killed with
+SIGKILL (or a power cut) cannot remove it, so the next write to the same destination removes
+every such file whose process no longer runs on this machine (:func:`remove_stale_parts`).
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ __all__ = [
     "read_lines",
     "read_pairs",
     "read_system_inputs",
+    "remove_stale_parts",
     "resolve_format",
 ]
 
@@ -485,6 +488,42 @@ def _write_error(name: str, e: OSError) -> OutputError:
     return OutputError(f"cannot write {name}: {e.strerror or e}")
 
 
+_PART = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[A-Za-z0-9_]+\.part")
+
+
+def _running(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: the process exists, under another user
+        return True
+    return True
+
+
+def remove_stale_parts(dest: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files that :func:`open_output` writers of ``dest`` left behind when
+    they were killed (their pid no longer runs); return what was removed. Files of a writer that
+    still runs, of other destinations and of other names are never touched."""
+    dest = Path(dest)
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(dest.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _PART.fullmatch(entry.name)
+        if m is None or m["name"] != dest.name or _running(int(m["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
+
+
 @contextlib.contextmanager
 def open_output(
     path: str | os.PathLike[str] | None,
@@ -521,8 +560,11 @@ def open_output(
             raise _write_error(str(path), e) from e
         return
     mode = stat.S_IMODE(dest.stat().st_mode) if dest.exists() else 0o666 & ~_umask()
+    remove_stale_parts(dest)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{dest.name}.{os.getpid()}.", suffix=".part", dir=dest.parent
+        )
     except OSError as e:
         raise _write_error(str(path), e) from e
     try:

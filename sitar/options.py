@@ -73,6 +73,7 @@ class ScorerOptions:
     tie_breaker: int | None = None
     decode: str | None = None
     normalize: str | None = None
+    allow_unverified: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.checkpoint, bool) or not (
@@ -110,6 +111,10 @@ class ScorerOptions:
             not isinstance(self.decode, str) or self.decode not in DECODE_RULES
         ):
             raise InputError(f"decode must be one of {DECODE_RULES}, got {self.decode!r}")
+        if not isinstance(self.allow_unverified, bool):
+            raise InputError(
+                f"allow_unverified must be True or False, got {self.allow_unverified!r}"
+            )
         if self.normalize is not None and (
             not isinstance(self.normalize, str) or self.normalize not in NORMALIZATIONS
         ):
@@ -228,6 +233,12 @@ def add_scorer_arguments(
         help="gap head: how a gap's ordinal logits become its position, mean (default: the "
         "rounded expected position) or median (the thresholds passed with probability > 1/2; "
         "dec:median in the signature)",
+    )
+    add(
+        "--allow-unverified",
+        action="store_true",
+        help="score with a checkpoint whose digests are missing or cover less than this sitar "
+        "requires (a warning, and -unverified in the signature); refused without this flag",
     )
     add(
         "--normalize",

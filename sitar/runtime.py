@@ -117,7 +117,20 @@ class OnnxPredictor:
         """Run one prepared batch (arrays from :meth:`PairEncoder.collate` with
         :attr:`input_names`); returns every graph output by name."""
         feed = {name: arrays[name] for name in self.input_names}
-        outputs = self._session.run(list(self.output_names), feed)
+        try:
+            outputs = self._session.run(list(self.output_names), feed)
+        except Exception as e:
+            if not type(e).__module__.startswith("onnxruntime"):
+                raise
+            # ONNX Runtime's own errors (a graph that cannot take this input): typed, one line.
+            shape = tuple(np.shape(feed[self.input_names[0]]))
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise CheckpointError(
+                f"checkpoint {self.config.name!r}: its ONNX graph failed on a batch of shape "
+                f"{shape} ({first[:300]}); if the inputs are long, its max_length "
+                f"({self.config.max_length}) may exceed what the graph supports (its position "
+                "table): re-export it with a max_length the backbone allows"
+            ) from e
         return dict(zip(self.output_names, outputs, strict=True))
 
     @property

@@ -54,6 +54,7 @@ from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.options import HEADS, ScorerOptions
 from sitar.result import AGGREGATION, ScoreResult, system_score
 from sitar.swer import SWER_DEFAULT, pair_length, pair_swer
+from sitar.targets import normalize_score
 from sitar.windows import Spans, Windower, marked_item, norms, window_item
 
 if TYPE_CHECKING:
@@ -226,6 +227,7 @@ class Scorer:
         tie_breaker: int | None = None,
         decode: str | None = None,
         normalize: str | None = None,
+        allow_unverified: bool | None = None,
     ) -> Scorer:
         """Load a scorer from :class:`~sitar.options.ScorerOptions`, or from the same options as
         keywords: ``Scorer.load(options)`` equals ``Scorer.load(options.checkpoint, **rest)``.
@@ -246,7 +248,10 @@ class Scorer:
         (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
         signature). ``normalize`` is ``"sitar"`` (both sides through :mod:`sitar.normalize`
         before CGD and the model; ``norm:`` in the signature) or ``"none"`` (the text as given);
-        default: the form the checkpoint was trained on (:func:`default_normalization`).
+        default: the form the checkpoint was trained on (:func:`default_normalization`). A
+        checkpoint whose digests do not vouch for it (:mod:`sitar.integrity`) is a
+        :class:`~sitar.errors.CheckpointError` unless ``allow_unverified`` is True, and then a
+        warning.
         """
         keywords: dict[str, Any] = {
             "backend": backend,
@@ -259,6 +264,7 @@ class Scorer:
             "tie_breaker": tie_breaker,
             "decode": decode,
             "normalize": normalize,
+            "allow_unverified": allow_unverified,
         }
         if isinstance(path_or_hub_id, ScorerOptions):
             given = sorted(k for k, v in keywords.items() if v is not None)
@@ -270,6 +276,7 @@ class Scorer:
             options = path_or_hub_id
         else:
             keywords["backend"] = backend if backend is not None else "onnx"
+            keywords["allow_unverified"] = bool(allow_unverified)
             options = ScorerOptions(checkpoint=path_or_hub_id, **keywords)
         return cls.from_options(options)
 
@@ -283,6 +290,9 @@ class Scorer:
             o.checkpoint, revision=o.revision, include_torch=o.backend == "torch"
         )
         config = CheckpointConfig.load(folder)
+        from sitar.integrity import require_verified
+
+        require_verified(config, allow_unverified=o.allow_unverified)
         head_options: dict[str, Any] = {
             "analyzer": o.analyzer,
             "head": o.head,
@@ -412,7 +422,8 @@ class Scorer:
         :meth:`score` returns for them), for callers that also need the per-gap analyses."""
         scale = self.config.score_scale
         raw = [a.raw for a in analyses]
-        scores = tuple(r / scale for r in raw)
+        # Clipped to [0, scale] before dividing: a normalised score is in [0, 1] by construction.
+        scores = tuple(normalize_score(r, scale) for r in raw)
         system = system_score(scores)
         parts = [a.swer for a in analyses]
         swer: dict[str, Any] = {}
@@ -617,6 +628,10 @@ class Scorer:
                 length = pair_length(norms(refs[i]), SWER_DEFAULT.extent)
                 results.append(PairAnalysis(0.0, True, False, 0, None, (), (0.0, length)))
                 continue
+            for k, gap in enumerate(segs[i].gaps):
+                # Sides that differ only in variation selectors read the same: a T0 gap by rule.
+                if norms(gap.ref_text) == norms(gap.hyp_text):
+                    expected[i][k] = 0.0
             gaps = tuple(predict_gaps(expected[i]))
             u = 0.0
             if self.tie_breaker == 3:

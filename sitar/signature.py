@@ -51,6 +51,13 @@ def make_signature(
         if key in fields or "|" in key or ":" in key or "|" in str(value):
             raise InputError(f"invalid extra signature field {key!r}={value!r}")
         fields[key] = str(value)
+    for key, value in fields.items():
+        # One line by construction: a signature is written as a TSV/JSONL header line.
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in key + value):
+            raise InputError(
+                f"signature field {key!r} holds a control character: {value!r}; names that go "
+                "into a signature must be printable"
+            )
     return "|".join(f"{k}:{v}" for k, v in fields.items())
 
 

@@ -145,8 +145,13 @@ def score_from_tiers(
     return min(refined, math.nextafter(beta + 1.0 / 3.0, -math.inf))
 
 
-def normalize_score(raw: float) -> float:
-    """Map a raw score to ``[0, 1]``: ``clip(raw, 0, 7/3) / (7/3)``."""
-    if isinstance(raw, bool) or not isinstance(raw, numbers.Real) or math.isnan(raw):
-        raise InputError(f"normalize_score expects a real number, got {raw!r}")
-    return min(max(float(raw), 0.0), MAX_SCORE) / MAX_SCORE
+def normalize_score(raw: float, scale: float = MAX_SCORE) -> float:
+    """Map a raw score to ``[0, 1]``: ``clip(raw, 0, scale) / scale`` (``scale`` is a checkpoint's
+    ``score_scale``, default 7/3). The clip comes first, so the result is in ``[0, 1]`` by
+    construction whatever the raw value and the (positive) scale."""
+    for name, value in (("raw", raw), ("scale", scale)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+            raise InputError(f"normalize_score expects a real {name}, got {value!r}")
+    if not 0.0 < scale < math.inf:
+        raise InputError(f"normalize_score expects a positive finite scale, got {scale!r}")
+    return min(max(float(raw), 0.0), float(scale)) / float(scale)

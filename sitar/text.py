@@ -7,6 +7,16 @@ tokens. A token's normalized form is its text with apostrophes removed, then ``s
 All CGD matching compares normalized forms; the character spans map results back to the original
 strings.
 
+**Variation selectors** (U+FE00-U+FE0F, U+E0100-U+E01EF) are marks (category ``Mn``), so SPEC §1
+keeps them inside tokens, and a lone one after an emoji is a token of its own. They only choose how
+a character is drawn (emoji or text style, an ideographic variant) and never change a word, so
+:func:`presentation_key` drops them: two texts with the same key read as the same words. Scoring
+uses it in two places: a pair whose keys are equal is identical (score 0, no model call), and a gap
+whose two sides have equal keys is a T0 gap whatever the model says (``Scorer``'s gap head). The
+tokens themselves, the CGD segmentation and the spans are unchanged (SPEC §1-4), so segmentations
+stay exact and comparable; the rule lives at the scoring level, where "no change in meaning" is a
+tier.
+
 :func:`tokenize` runs one regular expression. ASCII text is matched directly (its token characters
 are exactly ``[A-Za-z0-9]``). Other text is first mapped character by character (``str.translate``,
 with a lazily filled table that asks :mod:`unicodedata` once per distinct character) to a string
@@ -30,10 +40,12 @@ from sitar.errors import InputError
 __all__ = [
     "APOSTROPHES",
     "TOKENIZER_VERSION",
+    "VARIATION_SELECTORS",
     "Token",
     "in_token",
     "is_token_char",
     "normalize_token",
+    "presentation_key",
     "tokenize",
 ]
 
@@ -171,6 +183,25 @@ def _tokenize(text: str) -> tuple[tuple[Token, ...], list[str]]:
         norms = list(map(str.casefold, map(str.translate, pieces, repeat(_DELETE_APOSTROPHES))))
     fields = zip(pieces, norms, map(_match_start, matches), map(_match_end, matches), strict=True)
     return tuple(map(_new_tuple, repeat(Token), fields)), norms
+
+
+#: Variation selectors: VS1-VS16 and the Variation Selectors Supplement (VS17-VS256).
+VARIATION_SELECTORS = frozenset(chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))
+_DELETE_SELECTORS = {ord(ch): None for ch in VARIATION_SELECTORS}
+
+
+def presentation_key(text: str) -> tuple[str, ...]:
+    """The normalized forms of ``text``'s tokens with variation selectors deleted, and tokens left
+    empty by that dropped: what a reader sees as the words (see the module docstring).
+
+    >>> presentation_key("I like it \u2764\ufe0f") == presentation_key("I like it \u2764")
+    True
+    """
+    norms = _tokenize(text)[1]
+    if text.isascii():
+        return tuple(norms)
+    keys = (n.translate(_DELETE_SELECTORS) for n in norms)
+    return tuple(k for k in keys if k)
 
 
 # ``tuple.__new__(Token, fields)`` is what ``Token(*fields)`` does, minus the Python-level

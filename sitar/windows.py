@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitar.errors import InputError
 from sitar.targets import DEFAULT_RHO, MAX_SCORE
-from sitar.text import Token, tokenize
+from sitar.text import Token, presentation_key
 
 if TYPE_CHECKING:
     from sitar.gaps import Segmentation
@@ -109,9 +109,10 @@ def span(text: str, tokens: Sequence[Token], a: int, b: int) -> str:
     return text[tokens[a].start : tokens[b - 1].end] if a < b else ""
 
 
-def norms(text: str) -> list[str]:
-    """SPEC §1 normalised tokens of ``text`` (equal lists: an identical pair)."""
-    return [t.norm for t in tokenize(text)]
+def norms(text: str) -> tuple[str, ...]:
+    """What two texts must share to be the same words (equal tuples: an identical pair): the
+    spec §1 normalised tokens with variation selectors dropped (:func:`sitar.text.presentation_key`)."""
+    return presentation_key(text)
 
 
 Spans = tuple[tuple[int, int], tuple[int, int]]

@@ -163,7 +163,7 @@ def test_score_from_tiers_types(bad):
         ("scores", "not an array of numbers"),
         (np.zeros((2, 2)), "shape"),
         (0.5, "shape"),
-        (np.zeros(3), r"3 scores for \d pairs"),
+        (np.zeros(3), r"3 scores for 4 inputs \(the 2 pairs, then their 2 single-gap"),
     ],
 )
 def test_predict_fn_returning_the_wrong_thing(returned, match):

@@ -48,7 +48,9 @@ def test_shipped_checkpoint_and_fixture_carry_verified_digests():
 @pytest.mark.parametrize(
     "change",
     [
-        lambda d: d.update(score_scale=1e-9),  # the case: every pair scores 1.000000
+        lambda d: d.update(
+            score_scale=2.1
+        ),  # in bounds (out of bounds: tests/test_checkpoint_bounds.py)
         lambda d: d.update(rho=0.25),
         lambda d: d.update(max_length=d["max_length"] + 8),
         lambda d: d["thresholds"].__setitem__(0, 0.3),
@@ -77,7 +79,7 @@ def test_tampered_files_are_named(tiny_copy):
 def test_tampered_checkpoint_does_not_score(tiny_copy):
     from sitar.scorer import Scorer
 
-    _edit(tiny_copy, lambda d: d.update(score_scale=0.001))
+    _edit(tiny_copy, lambda d: d.update(score_scale=2.2))
     with pytest.raises(CheckpointError, match="score-changing config values"):
         Scorer.load(tiny_copy, variant="fp32")
 

@@ -24,7 +24,7 @@ import yaml
 from sitar.errors import InputError
 from sitar.targets import DEFAULT_RHO
 
-__all__ = ["CONFIG_FILE", "TrainConfig", "load_config", "parse_overrides"]
+__all__ = ["CONFIG_FILE", "TrainConfig", "load_config", "load_yaml", "parse_overrides"]
 
 #: Name of the saved config inside a run directory.
 CONFIG_FILE = "config.yaml"
@@ -267,6 +267,64 @@ class TrainConfig:
         return path
 
 
+#: Limits of :func:`load_yaml`: a config is a few kB, nests a few levels and needs no more than a
+#: few anchors; an alias bomb ("billion laughs") or a 5000-deep list is refused before it expands.
+MAX_YAML_BYTES = 1024 * 1024
+MAX_YAML_ALIASES = 100
+MAX_YAML_DEPTH = 64
+MAX_YAML_VALUES = 100_000
+
+
+def load_yaml(text: str, *, where: str) -> Any:
+    """``yaml.safe_load`` with limits: at most :data:`MAX_YAML_BYTES` bytes,
+    :data:`MAX_YAML_ALIASES` aliases, :data:`MAX_YAML_DEPTH` levels of nesting and
+    :data:`MAX_YAML_VALUES` values once aliases are expanded. Every failure is an
+    :class:`InputError` naming ``where``."""
+    if len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise InputError(f"{where}: larger than {MAX_YAML_BYTES} bytes; a config is a few kB")
+    try:
+        # The event stream is flat (no recursion): count aliases and depth before composing.
+        aliases = depth = 0
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_YAML_ALIASES:
+                    raise InputError(
+                        f"{where}: more than {MAX_YAML_ALIASES} YAML aliases (*name); a config "
+                        "needs a few at most (an alias bomb expands exponentially)"
+                    )
+            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise InputError(f"{where}: YAML nested more than {MAX_YAML_DEPTH} levels deep")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise InputError(f"{where}: invalid YAML: {e}") from e
+    _count_values(loaded, where)
+    return loaded
+
+
+def _count_values(value: Any, where: str) -> None:
+    # Aliases share objects: walk the expanded tree with an explicit stack and a budget.
+    budget = MAX_YAML_VALUES
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise InputError(
+                f"{where}: the YAML expands to more than {MAX_YAML_VALUES} values through its "
+                "aliases; write the settings out"
+            )
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def parse_overrides(overrides: Sequence[str]) -> dict[str, Any]:
     """``["key=value", ...]`` -> dict; values are parsed as YAML scalars/lists."""
     out: dict[str, Any] = {}
@@ -277,10 +335,7 @@ def parse_overrides(overrides: Sequence[str]) -> dict[str, Any]:
             raise InputError(
                 f"override {item!r} must look like key=value (e.g. learning_rate=2e-5)"
             )
-        try:
-            out[key] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError as e:
-            raise InputError(f"override {item!r}: cannot parse the value: {e}") from e
+        out[key] = load_yaml(value, where=f"override {item[:60]!r}") if value.strip() else ""
         # YAML reads 1e-5 as a string (no dot); accept it as a float.
         if isinstance(out[key], str):
             try:
@@ -302,9 +357,12 @@ def load_config(
         if not path.is_file():
             raise InputError(f"config file not found: {path}")
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            raise InputError(f"{path}: invalid YAML: {e}") from e
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_YAML_BYTES + 1)
+            text = raw.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise InputError(f"cannot read {path}: {e}") from e
+        loaded = load_yaml(text, where=str(path))
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -39,6 +39,7 @@ from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.options import ScorerOptions, add_scorer_arguments, options_from_args
 from sitar.records import read_records
+from sitar.targets import normalize_score
 from training.baselines import DEFAULT_ENCODER, EmbeddingBaselines, parse_baselines
 from training.evaluate import controlled_ordering, reference_bootstrap, regression_metrics
 
@@ -252,7 +253,7 @@ def records_report(
         analyses = scorer.analyze(references=refs, hypotheses=hyps, batch_size=batch_size)
         raw = [a.raw for a in analyses]
         scale = scorer.config.score_scale
-        normalized = [x / scale for x in raw]
+        normalized = [normalize_score(x, scale) for x in raw]
     else:
         result = scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size)
         raw, normalized = list(result.raw), list(result.scores)

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from sitar._version import __version__
-from sitar.errors import InputError
+from sitar.errors import InputError, OutputError
 from sitar.integrity import sha256_file
 from sitar.modeling import (
     HeadConfig,
@@ -349,6 +349,56 @@ def _check_resume_config(run_dir: Path, config: TrainConfig) -> None:
         )
 
 
+def _check_output_dir(run_dir: Path) -> None:
+    """An output_dir that cannot hold a run is one clear error, before any data or model loads."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(
+            f"cannot create output_dir {run_dir}: {e.strerror or e}; choose a writable folder"
+        ) from e
+    if not os.access(run_dir, os.W_OK | os.X_OK):
+        raise OutputError(f"output_dir {run_dir} is read-only (not writable); choose another")
+
+
+#: What a run writes before its first checkpoint (removed when such a run starts over).
+_UNSTARTED_FILES = (CONFIG_FILE, "tokenizer.json", "data.json", "metrics.jsonl", "summary.json")
+_UNSTARTED_DIRS = ("best", "evals", "checkpoints")
+
+
+def _clear_unstarted_run(run_dir: Path) -> None:
+    for name in _UNSTARTED_FILES:
+        (run_dir / name).unlink(missing_ok=True)
+    for name in _UNSTARTED_DIRS:
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+
+
+def _finished_result(run_dir: Path, last_dir: Path, config: TrainConfig) -> TrainResult | None:
+    """The result of a run that already ended (max_steps reached or stopped early, summary
+    written), read from disk; None when the run has steps left. Resuming a finished run is a
+    no-op: summary.json, metrics and weights stay as they are."""
+    summary_path = run_dir / "summary.json"
+    if not summary_path.is_file():
+        return None
+    try:
+        state = json.loads((last_dir / STATE_FILE).read_text(encoding="utf-8"))
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read the state of {run_dir}: {e}") from e
+    stopped = bool(state.get("stopped_early"))
+    if not stopped and int(state.get("step", 0)) < config.max_steps:
+        return None
+    return TrainResult(
+        run_dir,
+        int(state.get("step", 0)),
+        state.get("best_step"),
+        state.get("best_metric"),
+        stopped,
+        dict(summary.get("last_eval") or {}),
+        (),
+    )
+
+
 def train(
     config: TrainConfig,
     *,
@@ -363,15 +413,28 @@ def train(
 
     run_dir = Path(config.output_dir)
     last_dir = run_dir / "checkpoints" / "last"
-    if resume and not (last_dir / STATE_FILE).is_file():
+    _check_output_dir(run_dir)
+    has_run = (run_dir / CONFIG_FILE).exists()
+    has_state = (last_dir / STATE_FILE).is_file()
+    if has_run and not has_state:
+        # Killed before its first checkpoint: nothing can be continued and nothing is worth
+        # keeping, so the run starts over (with or without --resume) instead of needing `rm`.
+        log.warning("%s holds a run that never reached a checkpoint; starting it over", run_dir)
+        _clear_unstarted_run(run_dir)
+        has_run, resume = False, False
+    if resume and not has_state:
         raise InputError(f"nothing to resume in {run_dir}: {last_dir / STATE_FILE} is missing")
-    if not resume and (run_dir / CONFIG_FILE).exists():
+    if not resume and has_run:
         raise InputError(
             f"{run_dir} already holds a run; pass --resume to continue it or choose another "
             "output_dir"
         )
     if resume:
         _check_resume_config(run_dir, config)
+        finished = _finished_result(run_dir, last_dir, config)
+        if finished is not None:
+            log.info("%s is finished (step %d); nothing to resume", run_dir, finished.steps)
+            return finished
 
     accelerator = Accelerator(
         mixed_precision=_precision(config), cpu=config.cpu, step_scheduler_with_optimizer=False

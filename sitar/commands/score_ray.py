@@ -20,11 +20,12 @@ import argparse
 import datetime
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from sitar.errors import InputError, SitarError
+from sitar.errors import InputError, OutputError, SitarError
 from sitar.options import options_from_args
 from sitar.result import AGGREGATION, system_score
 
@@ -108,6 +109,15 @@ def _check_args(args: argparse.Namespace) -> Path:
             f"--output-dir {out} exists and is not an empty folder; shards of different runs "
             "must not mix: pass a new folder"
         )
+    # The folder is made after scoring; check now that it can be (the nearest existing folder
+    # on its path must be a writable directory), before Ray starts.
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OutputError(f"--output-dir {out} cannot be created: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise OutputError(f"--output-dir {out} cannot be written: {probe} is not writable")
     return out
 
 
@@ -147,11 +157,24 @@ def reject_ray_options(args: argparse.Namespace) -> None:
 
 
 def run_ray(args: argparse.Namespace) -> int:
-    from sitar.integrations.ray import _ray, dataset_from_pairs, score_dataset, unwrap_ray_error
+    from sitar.integrations.ray import (
+        _ray,
+        check_address,
+        check_pairs,
+        dataset_from_pairs,
+        score_dataset,
+        unwrap_ray_error,
+    )
     from sitar.io import pairs_from_args
 
     out = _check_args(args)
     pairs = pairs_from_args(args)
+    # Everything that can fail is checked here, on the driver, with the local path's code (same
+    # messages, exit 2), before Ray starts: the checkpoint, every pair, the cluster address.
+    from sitar.commands._model import load_scorer
+
+    check_pairs(load_scorer(args), [p.reference for p in pairs], [p.hypothesis for p in pairs])
+    check_address(args.address if args.address is not None else os.environ.get("RAY_ADDRESS"))
     ray = _ray()
     started = False
     if not ray.is_initialized():

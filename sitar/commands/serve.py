@@ -200,6 +200,10 @@ def check_scorer_options(options: ScorerOptions) -> None:
             include_torch=options.backend == "torch",
         )
     )
+    # The workers' Scorer.load refuses an unverified checkpoint: refuse it once, here.
+    from sitar.integrity import require_verified
+
+    require_verified(checkpoint, allow_unverified=options.allow_unverified)
     onnx = checkpoint.onnx
     gap_aware = "gap_index" in onnx.inputs and "gap_logits" in onnx.outputs
     if options.head == "gaps" and not gap_aware:

@@ -19,6 +19,13 @@ Face id needs the hub cache or network on each node.
 The scorer's options are one :class:`~sitar.options.ScorerOptions`, as everywhere else, so every
 option of ``sitar score`` is available here.
 
+Before Ray starts, the command line (``sitar score --engine ray``) checks what it can on the driver
+with the local path's own code, so a problem gives the same message and exit code 2 as without
+Ray: the output folder, the checkpoint (loaded once on the driver), every pair
+(:func:`check_pairs`: text and the model tokenizer's limits, e.g. an over-long word) and that the
+cluster address answers within :data:`CONNECT_TIMEOUT_S` (:func:`check_address`; Ray itself
+retries an unreachable address for minutes).
+
 ``import sitar.integrations.ray`` does not import Ray; the functions do.
 """
 
@@ -34,8 +41,11 @@ from sitar.errors import CheckpointError, InputError, MissingDependencyError, Si
 from sitar.options import ScorerOptions
 
 __all__ = [
+    "CONNECT_TIMEOUT_S",
     "SCORE_COLUMNS",
     "RayScored",
+    "check_address",
+    "check_pairs",
     "dataset_from_pairs",
     "score_dataset",
     "unwrap_ray_error",
@@ -44,6 +54,71 @@ __all__ = [
 
 #: Columns added to every row (``explanation`` too with ``explain=True``).
 SCORE_COLUMNS = ("score", "raw", "windowed", "identical", "n_windows", "signature")
+
+
+#: Seconds a Ray cluster address has to accept a TCP connection (:func:`check_address`).
+CONNECT_TIMEOUT_S = 10.0
+
+
+def check_address(address: str | None) -> None:
+    """Raise :class:`InputError` unless ``address`` (``host:port`` or ``ray://host:port``) answers
+    like a Ray cluster within :data:`CONNECT_TIMEOUT_S`: it accepts a TCP connection and answers
+    an HTTP/2 connection preface with a SETTINGS frame, as every gRPC server (Ray's GCS and Ray
+    Client server) does. ``None`` and ``"auto"`` (a local instance, found by Ray itself) are not
+    probed. Ray itself retries an address that does not answer for minutes."""
+    import socket
+    import time
+
+    if address is None or address in ("auto", "local", ""):
+        return
+    text = address[len("ray://") :] if address.startswith("ray://") else address
+    host, sep, port_text = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise InputError(
+            f"--address {address!r} must be host:port (e.g. 10.0.0.1:6379), ray://host:port or "
+            "'auto'"
+        )
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    reason = ""
+    try:
+        with socket.create_connection((host, int(port_text)), timeout=CONNECT_TIMEOUT_S) as sock:
+            sock.sendall(_H2_PREFACE + _H2_EMPTY_SETTINGS)
+            answer = b""
+            while len(answer) < 9:
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                chunk = sock.recv(9 - len(answer))
+                if not chunk:
+                    break
+                answer += chunk
+        if len(answer) < 9 or answer[3] != 0x4:  # frame header: length(3) type(1) flags stream
+            reason = "it does not answer like a Ray (gRPC) server"
+    except TimeoutError:
+        reason = f"no answer within {CONNECT_TIMEOUT_S:g} s"
+    except OSError as e:
+        reason = e.strerror or str(e)
+    if reason:
+        raise InputError(
+            f"cannot reach the Ray cluster at {address}: {reason}; check the address and that "
+            "the cluster is running (`ray status`)"
+        )
+
+
+# HTTP/2 client connection preface and an empty SETTINGS frame (RFC 9113 §3.4, §6.5).
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+_H2_EMPTY_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def check_pairs(
+    scorer: Any, references: Sequence[str], hypotheses: Sequence[str], *, chunk: int = 4096
+) -> None:
+    """Run the scorer's input checks over every pair on the driver (the model tokenizer's limits,
+    such as a word too long to read), so a bad pair is the local path's :class:`InputError` rather
+    than an error inside a Ray actor. Tokenizing is cheap next to scoring."""
+    for start in range(0, len(references), chunk):
+        scorer.encoder.encode(
+            list(references[start : start + chunk]), list(hypotheses[start : start + chunk])
+        )
 
 
 def _ray() -> Any:
@@ -163,6 +238,7 @@ def score_dataset(
     head: str | None = None,
     tie_breaker: int | None = None,
     decode: str | None = None,
+    allow_unverified: bool = False,
 ) -> RayScored:
     """Score every row of ``dataset`` (a ``ray.data.Dataset``) with an actor pool.
 
@@ -192,6 +268,8 @@ def score_dataset(
     elif any(v is not None for v in legacy.values()):
         given = sorted(k for k, v in legacy.items() if v is not None)
         raise InputError(f"pass either options or the keywords {given}, not both")
+    if allow_unverified:  # the older keyword; options.allow_unverified is the one home
+        options = options.replace(allow_unverified=True)
     ray = _ray()
     for name, value in (
         ("num_actors", num_actors),

@@ -12,10 +12,10 @@
 
 * ``files``: every file the config references: the tokenizer, each ONNX graph and its external
   data file (``<graph>.data``) when there is one;
-* ``fields``: one digest over the score-changing config values: :data:`SCORE_FIELDS` (``max_length``,
-  ``onnx``, ``rho``, ``score_scale``, ``thresholds``, ``tokenizer``) plus every top-level section of
-  :data:`SCORE_SECTIONS` (``head``, ``markers``) that the config has; absent keys count as ``null``,
-  so adding one is a change too;
+* ``fields``: one digest over the score-changing config values and the name: :data:`SCORE_FIELDS`
+  (``max_length``, ``name``, ``onnx``, ``pad_token_id``, ``rho``, ``score_scale``, ``thresholds``,
+  ``tokenizer``) plus every top-level section of :data:`SCORE_SECTIONS` (``head``, ``markers``,
+  ``scoring``) that the config has; absent keys count as ``null``, so adding one is a change too;
 * ``digest``: one digest over the two above; its first :data:`SHORT_DIGEST_LEN` hex digits
   go into the score signature (``ckpt:<name>@<digest>``).
 
@@ -23,9 +23,15 @@
 from the folder. Any difference is a :class:`~sitar.errors.CheckpointError` naming the file or the
 fields: a checkpoint edited after export (``score_scale`` changed by hand, a swapped graph) never
 loads. A checkpoint *without* an ``integrity`` section (exported before this check existed, or
-built by hand) still loads; its digest is computed from what is on disk and the signature marks it
-``ckpt:<name>@<digest>-unverified``, so two different checkpoints never share a signature. The
-packaged default checkpoint carries digests (a test checks it). Symbolic links inside a checkpoint
+built by hand), or whose digests cover less than :data:`SCORE_FIELDS` (signed by an older sitar,
+before ``name`` and ``pad_token_id`` were covered), is *unverified*: its digest is computed from what
+is on disk and the signature marks it ``ckpt:<name>@<digest>-unverified``, so two different
+checkpoints never share a signature. :func:`require_verified` (called by ``Scorer.load``) refuses to
+score with an unverified checkpoint unless the caller passes ``allow_unverified=True``
+(``--allow-unverified`` on the command line), and then warns. The packaged default checkpoint
+carries digests that cover everything (a test checks it). Digests never replace validation: the
+config's values are checked against their bounds (:mod:`sitar.checkpoint`) before the digests, and
+``write`` refuses to sign a config that does not validate. Symbolic links inside a checkpoint
 folder that point outside it are refused, with or without digests (a Hugging Face cache snapshot may
 link into its own repository's ``blobs/``).
 
@@ -58,6 +64,7 @@ __all__ = [
     "check_symlinks",
     "checkpoint_id",
     "compute_integrity",
+    "require_verified",
     "sha256_file",
     "verify_checkpoint",
     "write_integrity",
@@ -66,7 +73,19 @@ __all__ = [
 #: Key of the integrity section in ``sitar_config.json``.
 INTEGRITY_KEY = "integrity"
 #: Top-level config values that change scores (always covered, ``null`` when absent).
-SCORE_FIELDS = ("max_length", "onnx", "rho", "score_scale", "thresholds", "tokenizer")
+SCORE_FIELDS = (
+    "max_length",
+    "name",
+    "onnx",
+    "pad_token_id",
+    "rho",
+    "score_scale",
+    "thresholds",
+    "tokenizer",
+)
+#: The members of :data:`SCORE_FIELDS` that sitar 0.1.0 did not cover at first: digests recorded
+#: without them still detect tampering with what they cover, but leave the checkpoint unverified.
+_LATER_FIELDS = ("name", "pad_token_id")
 #: Top-level sections covered whenever present (the per-gap head, the gap markers and the
 #: default scoring head).
 SCORE_SECTIONS = ("head", "markers", "scoring")
@@ -82,6 +101,8 @@ class IntegrityStatus:
 
     digest: str
     verified: bool
+    #: Why the checkpoint is not verified ("" when it is).
+    reason: str = ""
 
     @property
     def short(self) -> str:
@@ -188,7 +209,9 @@ def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
     where = f"{folder / _CONFIG_FILE}"
     if recorded is None:
         actual = compute_integrity(folder, data)
-        return IntegrityStatus(actual["digest"], verified=False)
+        return IntegrityStatus(
+            actual["digest"], verified=False, reason="its config records no digests"
+        )
     if (
         not isinstance(recorded, Mapping)
         or recorded.get("algorithm") != _ALGORITHM
@@ -221,7 +244,11 @@ def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
                 f"checkpoint {str(folder)!r} failed its integrity check: {name!r} differs from "
                 "the file it was exported with (SHA-256 mismatch); re-download or re-export it"
             )
-    covered = sorted({*map(str, recorded["fields"]["covered"]), *_covered(data)})
+    recorded_covered = set(map(str, recorded["fields"]["covered"]))
+    # Fields added to SCORE_FIELDS later are checked only when the record covers them; a record
+    # without them leaves the checkpoint unverified (below), not failed.
+    uncovered = sorted(set(_LATER_FIELDS) - recorded_covered)
+    covered = sorted((recorded_covered | set(_covered(data))) - set(uncovered))
     if _fields_digest(data, covered) != recorded["fields"].get("sha256"):
         raise CheckpointError(
             f"checkpoint {str(folder)!r} failed its integrity check: the score-changing config "
@@ -234,20 +261,30 @@ def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
             f"checkpoint {str(folder)!r} failed its integrity check: the recorded overall digest "
             "does not match the recorded parts"
         )
+    if uncovered:
+        # Signed by an older sitar: what the digests cover matched above (tampering with it is
+        # still an error), but the rest is unprotected, so the checkpoint is not verified.
+        actual_digest = _overall(actual["files"], _fields_digest(data, _covered(data)))
+        return IntegrityStatus(
+            actual_digest,
+            verified=False,
+            reason=f"its digests do not cover {', '.join(uncovered)} (signed by an older sitar)",
+        )
     return IntegrityStatus(overall, verified=True)
 
 
 def write_integrity(folder: str | os.PathLike[str]) -> dict[str, Any]:
     """Compute the digests of the checkpoint in ``folder`` and record them in its config (written
     atomically; every other key is kept as it is). Returns the section."""
+    from sitar.checkpoint import CheckpointConfig, read_config_json
+
     folder = Path(folder)
     path = folder / _CONFIG_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"cannot read {path}: {e}") from e
+    data = read_config_json(path)
     if not isinstance(data, dict):
         raise CheckpointError(f"{path}: expected a JSON object")
+    # Signing vouches for the values: a config that does not validate is never signed.
+    CheckpointConfig.from_dict(data, folder=folder, where=str(path)).check_files()
     check_symlinks(folder)
     data.pop(INTEGRITY_KEY, None)
     section = compute_integrity(folder, data)
@@ -274,11 +311,51 @@ def checkpoint_id(config: Any) -> str:
     if status is None:
         if config.folder is None:
             return str(config.name)
-        path = Path(config.folder) / _CONFIG_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise CheckpointError(f"cannot read {path}: {e}") from e
+        status = _status_of(config)
+    return f"{config.name}@{status.short}"
+
+
+def _status_of(config: Any) -> IntegrityStatus:
+    status = getattr(config, "_integrity", None)
+    if status is None:
+        from sitar.checkpoint import read_config_json
+
+        data = read_config_json(Path(config.folder) / _CONFIG_FILE)
         status = verify_checkpoint(config.folder, data)
         object.__setattr__(config, "_integrity", status)
-    return f"{config.name}@{status.short}"
+    return status
+
+
+def require_verified(config: Any, *, allow_unverified: bool = False) -> IntegrityStatus:
+    """The integrity status of a loaded checkpoint config; an unverified checkpoint is a
+    :class:`CheckpointError` unless ``allow_unverified``, and then a warning (on stderr by default).
+
+    This is the one place that decides whether scoring may use a checkpoint whose score-changing
+    values no digest vouches for (``Scorer.load`` calls it; ``--allow-unverified`` sets the flag).
+    """
+    if config.folder is None:
+        raise CheckpointError(
+            f"checkpoint {config.name!r} has no folder; load it with CheckpointConfig.load(folder)"
+        )
+    status = _status_of(config)
+    if status.verified:
+        return status
+    message = (
+        f"checkpoint {str(config.folder)!r} is unverified: {status.reason}, so nothing vouches "
+        "for its score-changing values (score_scale, thresholds, graphs)"
+    )
+    if not allow_unverified:
+        raise CheckpointError(
+            f"{message}; record its digests with `sitar checkpoint sign FOLDER` if you "
+            "trust it, or pass allow_unverified=True (--allow-unverified on the command line) to "
+            "score with it anyway"
+        )
+    import warnings
+
+    warnings.warn(
+        f"{message}; scoring anyway (allow_unverified); its signature says "
+        f"ckpt:{config.name}@{status.short}",
+        UserWarning,
+        stacklevel=3,
+    )
+    return status

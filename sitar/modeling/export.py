@@ -437,7 +437,8 @@ def export_checkpoint(
     fp32 graph is always built for the parity check. ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
     :func:`~sitar.modeling.quantize.quantize_int8`). A gap-aware model's int8 graph is quantized statically
     (:func:`~sitar.modeling.quantize.quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
-    behind.
+    behind. The folder's integrity digests are recorded (:func:`sitar.integrity.write_integrity`),
+    so the export loads as a verified checkpoint.
     """
     variants = tuple(variants)
     if not variants or any(v not in VARIANT_FILES for v in variants):
@@ -567,6 +568,10 @@ def export_checkpoint(
         )
         config.save(tmp)
         CheckpointConfig.load(tmp)  # validates the written folder, files included
+        # Record the digests Scorer.load verifies: a fresh export is a verified checkpoint.
+        from sitar.integrity import write_integrity
+
+        write_integrity(tmp)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         os.replace(tmp, out_dir)

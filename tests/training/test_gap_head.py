@@ -238,10 +238,13 @@ def test_head_choice_and_errors(gap_checkpoint, tmp_path):
     shutil.copytree(ckpt.folder, bad)
     data = json.loads((bad / "sitar_config.json").read_text())
     data["markers"]["open_id"] = 3
-    data.pop("integrity", None)  # an edited config without digests loads as unverified
+    data.pop("integrity", None)  # an edited config without digests is unverified
     (bad / "sitar_config.json").write_text(json.dumps(data))
-    with pytest.raises(CheckpointError, match="different exports"):
+    with pytest.raises(CheckpointError, match="allow_unverified"):
         Scorer.load(bad)
+    with pytest.warns(UserWarning, match="unverified"):
+        with pytest.raises(CheckpointError, match="different exports"):
+            Scorer.load(bad, allow_unverified=True)
 
 
 def test_records_report_gives_per_gap_accuracy(gap_checkpoint, records_file):
