@@ -62,7 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         res = scorer.score(references=[p[0] for p in pairs], hypotheses=[p[1] for p in pairs])
         return list(res.scores)
 
-    out: dict = {"signature": scorer.signature, "normalizer": normalizer_id(), "dev": {}, "suite": {}}
+    out: dict = {
+        "signature": scorer.signature,
+        "normalizer": normalizer_id(),
+        "dev": {},
+        "suite": {},
+    }
     base = np.array(run(forms["written"], False))
     for treat in ("as-given", "normalized"):
         for name, pairs in forms.items():
@@ -77,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
                 "max_move": float(move.max()),
             }
             d = out["dev"][f"{treat}/{name}"]
-            print(f"dev {treat:10s} {name:8s} pairwise {d['pairwise']:.3f} spearman {d['spearman']:.3f} "
-                  f"within {d['within_tier']:.3f} moved>0.05 {d['moved_gt_0.05']:.3f} max {d['max_move']:.3f}")
+            print(
+                f"dev {treat:10s} {name:8s} pairwise {d['pairwise']:.3f} spearman {d['spearman']:.3f} "
+                f"within {d['within_tier']:.3f} moved>0.05 {d['moved_gt_0.05']:.3f} max {d['max_move']:.3f}"
+            )
     for kind in ("format", "flips"):
         items = load_suite(kind)
         for treat in ("as-given", "normalized"):
