@@ -16,7 +16,8 @@ chosen, so metrics can be reported for the two parts separately:
   - *disagreement with WER* of a hypothesis: ``|q(score) - q(WER)|``, the difference of the two
     metrics' quantiles among all candidate hypotheses (ties share their mean quantile);
 
-  the two averaged. Ties break by the seeded random order.
+  the two averaged. Ties break by the seeded random order. With fewer candidate gaps than
+  ``target_gaps``, the share applies to the gaps there are.
 * **random** (the rest): references in a seeded random order, among those not chosen actively.
 
 Sheets are filled one reference at a time and never split a reference; ``double_share`` of the
@@ -158,15 +159,17 @@ def write_active_sheets(
     chosen: list[tuple[str, str]] = []
     taken: set[str] = set()
     n_active = 0
+    # With fewer candidates than asked for, the two parts share what there is, in proportion.
+    budget = min(target_gaps, sum(gaps_of.values()))
     for rid in active_order:
-        if n_active >= active_share * target_gaps:
+        if n_active >= active_share * budget:
             break
         chosen.append((rid, "active"))
         taken.add(rid)
         n_active += gaps_of[rid]
     n_random = 0
     for rid in refs:
-        if n_active + n_random >= target_gaps:
+        if n_active + n_random >= budget:
             break
         if rid not in taken:
             chosen.append((rid, "random"))

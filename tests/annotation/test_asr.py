@@ -739,3 +739,32 @@ def test_active_sheets_leave_out_labelled_references_and_tag_the_choice(tmp_path
     with pytest.raises(InputError, match="larger --first-sheet"):
         write_active_sheets(out, scorer=FakeScorer(), exclude_labels=[labels], target_gaps=4,
                             first_sheet=20)  # fmt: skip
+
+
+def test_active_sheets_split_a_small_pool_in_proportion(tmp_path: Path) -> None:
+    """With fewer candidate gaps than asked for, half of what there is is chosen actively and
+    the rest at random (not everything actively)."""
+    pytest.importorskip("sklearn")
+    from annotation.asr.active import write_active_sheets
+    from annotation.asr.export import collect
+    from sitar.gapscore import predict_gaps
+
+    class FakeScorer:
+        signature = "fake-model"
+
+        def analyze(self, *, references, hypotheses):
+            return tuple(
+                types.SimpleNamespace(
+                    raw=1.0, gaps=tuple(predict_gaps([3.0] * len(segment(r, h).gaps)))
+                )
+                for r, h in zip(references, hypotheses, strict=True)
+            )
+
+    out = _fake_build(tmp_path)
+    collect(out, split_seed=3)
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    m = write_active_sheets(out, scorer=FakeScorer(), exclude_labels=[labels], target_gaps=10_000,
+                            first_sheet=1, gaps_per_sheet=100)  # fmt: skip
+    assert m["gaps_active"] > 0 and m["gaps_random"] > 0
+    assert m["gaps_active"] + m["gaps_random"] == m["gaps"]
