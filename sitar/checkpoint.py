@@ -33,6 +33,12 @@ from typing import Any
 
 from sitar._version import __version__
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
+from sitar.integrity import (
+    INTEGRITY_KEY,
+    check_symlinks,
+    compute_integrity,
+    read_config_json,
+)
 from sitar.targets import DEFAULT_RHO, MAX_SCORE
 
 __all__ = [
@@ -47,6 +53,7 @@ __all__ = [
     "default_checkpoint_path",
     "read_config_json",
     "resolve_checkpoint",
+    "write_integrity",
 ]
 
 #: Schema id of ``sitar_config.json``; bump on incompatible changes.
@@ -83,9 +90,6 @@ MAX_THRESHOLDS = 16
 MAX_NAME_LENGTH = 200
 MAX_TOKEN_ID = 2**31 - 1
 MAX_OPSET = 1000
-#: Largest ``sitar_config.json`` read (a config is a few kB; the bound stops a decompression-bomb
-#: style file before it is parsed).
-MAX_CONFIG_BYTES = 16 * 1024 * 1024
 _NAME = re.compile(r"[^\W_][\w.+-]*")
 _HEAD_NAMES = ("gaps", "pair")
 
@@ -594,29 +598,6 @@ class CheckpointConfig:
                 )
 
 
-def read_config_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a ``sitar_config.json`` with a size limit (:data:`MAX_CONFIG_BYTES`); every failure,
-    including nesting too deep for the parser, is a :class:`CheckpointError` naming the file."""
-    path = Path(path)
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read forever
-            raise CheckpointError(
-                f"cannot read {path}: not a regular file (a folder, FIFO or device)"
-            )
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
-            raise CheckpointError(
-                f"cannot read {path}: larger than {MAX_CONFIG_BYTES} bytes; a checkpoint config "
-                "is a few kB"
-            )
-        return json.loads(raw.decode("utf-8"))
-    except RecursionError as e:
-        raise CheckpointError(f"cannot read {path}: JSON nested too deeply") from e
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"cannot read {path}: {e}") from e
-
-
 def default_checkpoint_folders(name: str = DEFAULT_CHECKPOINT) -> tuple[Path, Path]:
     """Where the shipped checkpoint ``name`` is looked for, in order.
 
@@ -724,3 +705,34 @@ def resolve_checkpoint(
             "network and your Hugging Face token"
         ) from e
     return Path(str(folder))
+
+
+def write_integrity(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """Compute the digests of the checkpoint in ``folder`` and record them in its config (written
+    atomically; every other key is kept as it is). Returns the section. It lives here, not in
+    :mod:`sitar.integrity`, because signing vouches for the values: a config that does not
+    validate (:meth:`CheckpointConfig.from_dict`) is never signed."""
+    folder = Path(folder)
+    path = folder / CONFIG_FILE
+    data = read_config_json(path)
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: expected a JSON object")
+    # Signing vouches for the values: a config that does not validate is never signed.
+    CheckpointConfig.from_dict(data, folder=folder, where=str(path)).check_files()
+    check_symlinks(folder)
+    data.pop(INTEGRITY_KEY, None)
+    section = compute_integrity(folder, data)
+    data[INTEGRITY_KEY] = section
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".sitar_config.", suffix=".tmp", dir=folder)
+    try:
+        os.chmod(tmp, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return section

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, default_checkpoint_path
+from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, default_checkpoint_path, write_integrity
 from sitar.errors import CheckpointError, InputError
-from sitar.integrity import INTEGRITY_KEY, verify_checkpoint, write_integrity
+from sitar.integrity import INTEGRITY_KEY, verify_checkpoint
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")

@@ -145,8 +145,7 @@ def export_run(
         ),
     )
     # Record the SHA-256 digests that Scorer.load verifies (sitar.integrity).
-    from sitar.checkpoint import CheckpointConfig
-    from sitar.integrity import write_integrity
+    from sitar.checkpoint import CheckpointConfig, write_integrity
 
     write_integrity(exported.folder)
     return CheckpointConfig.load(exported.folder)

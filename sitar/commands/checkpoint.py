@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 
-from sitar.checkpoint import CheckpointConfig
-from sitar.integrity import SHORT_DIGEST_LEN, checkpoint_id, write_integrity
+from sitar.checkpoint import CheckpointConfig, write_integrity
+from sitar.integrity import SHORT_DIGEST_LEN, checkpoint_id
 
 __all__ = ["register", "run"]
 

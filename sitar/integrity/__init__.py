@@ -47,7 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +57,7 @@ from sitar.errors import CheckpointError
 
 __all__ = [
     "INTEGRITY_KEY",
+    "MAX_CONFIG_BYTES",
     "SCORE_FIELDS",
     "SCORE_SECTIONS",
     "SHORT_DIGEST_LEN",
@@ -64,10 +65,10 @@ __all__ = [
     "check_symlinks",
     "checkpoint_id",
     "compute_integrity",
+    "read_config_json",
     "require_verified",
     "sha256_file",
     "verify_checkpoint",
-    "write_integrity",
 ]
 
 #: Key of the integrity section in ``sitar_config.json``.
@@ -273,35 +274,32 @@ def verify_checkpoint(folder: str | os.PathLike[str], data: Mapping[str, Any]) -
     return IntegrityStatus(overall, verified=True)
 
 
-def write_integrity(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """Compute the digests of the checkpoint in ``folder`` and record them in its config (written
-    atomically; every other key is kept as it is). Returns the section."""
-    from sitar.checkpoint import CheckpointConfig, read_config_json
+#: Largest ``sitar_config.json`` read (a config is a few kB; the bound stops a decompression-bomb
+#: style file before it is parsed).
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
-    folder = Path(folder)
-    path = folder / _CONFIG_FILE
-    data = read_config_json(path)
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{path}: expected a JSON object")
-    # Signing vouches for the values: a config that does not validate is never signed.
-    CheckpointConfig.from_dict(data, folder=folder, where=str(path)).check_files()
-    check_symlinks(folder)
-    data.pop(INTEGRITY_KEY, None)
-    section = compute_integrity(folder, data)
-    data[INTEGRITY_KEY] = section
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".sitar_config.", suffix=".tmp", dir=folder)
+
+def read_config_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a ``sitar_config.json`` with a size limit (:data:`MAX_CONFIG_BYTES`); every failure,
+    including nesting too deep for the parser, is a :class:`CheckpointError` naming the file."""
+    path = Path(path)
     try:
-        os.chmod(tmp, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return section
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read forever
+            raise CheckpointError(
+                f"cannot read {path}: not a regular file (a folder, FIFO or device)"
+            )
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise CheckpointError(
+                f"cannot read {path}: larger than {MAX_CONFIG_BYTES} bytes; a checkpoint config "
+                "is a few kB"
+            )
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError as e:
+        raise CheckpointError(f"cannot read {path}: JSON nested too deeply") from e
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"cannot read {path}: {e}") from e
 
 
 def checkpoint_id(config: Any) -> str:
@@ -318,8 +316,6 @@ def checkpoint_id(config: Any) -> str:
 def _status_of(config: Any) -> IntegrityStatus:
     status = getattr(config, "_integrity", None)
     if status is None:
-        from sitar.checkpoint import read_config_json
-
         data = read_config_json(Path(config.folder) / _CONFIG_FILE)
         status = verify_checkpoint(config.folder, data)
         object.__setattr__(config, "_integrity", status)

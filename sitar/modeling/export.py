@@ -437,7 +437,7 @@ def export_checkpoint(
     fp32 graph is always built for the parity check. ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
     :func:`~sitar.modeling.quantize.quantize_int8`). A gap-aware model's int8 graph is quantized statically
     (:func:`~sitar.modeling.quantize.quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
-    behind. The folder's integrity digests are recorded (:func:`sitar.integrity.write_integrity`),
+    behind. The folder's integrity digests are recorded (:func:`sitar.checkpoint.write_integrity`),
     so the export loads as a verified checkpoint.
     """
     variants = tuple(variants)
@@ -569,7 +569,7 @@ def export_checkpoint(
         config.save(tmp)
         CheckpointConfig.load(tmp)  # validates the written folder, files included
         # Record the digests Scorer.load verifies: a fresh export is a verified checkpoint.
-        from sitar.integrity import write_integrity
+        from sitar.checkpoint import write_integrity
 
         write_integrity(tmp)
         if out_dir.exists():
@@ -607,8 +607,8 @@ def add_onnx_variant(
     from dataclasses import replace
 
     from sitar.cgd import segment
+    from sitar.checkpoint import write_integrity
     from sitar.encoding import checkpoint_encoder
-    from sitar.integrity import write_integrity
 
     if variant != "int8row":
         raise InputError(f"add_onnx_variant builds 'int8row' only, got {variant!r}")
@@ -687,7 +687,8 @@ def drop_onnx_variant(
     common index size limits)."""
     from dataclasses import replace
 
-    from sitar.integrity import sha256_file, write_integrity
+    from sitar.checkpoint import write_integrity
+    from sitar.integrity import sha256_file
 
     if not reason or not reason.strip():
         raise InputError("drop_onnx_variant needs a reason (it is recorded in parity.json)")

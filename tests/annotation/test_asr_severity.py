@@ -134,7 +134,8 @@ def test_cli_build_references_missing_file_is_one_line(
 
     assert main(["build", str(tmp_path / "out"), "--references", str(tmp_path / "x.jsonl")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: references file not found") and "\n" not in err
+    assert err.startswith("python -m annotation.asr: error: references file not found")
+    assert "\n" not in err
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ VALUES = {
     "head": ("pair", "pair"),
     "tie_breaker": ("2", 2),
     "decode": ("median", "median"),
+    "normalize": ("sitar", "sitar"),
+    "allow_unverified": (True, True),  # a flag: given without a value
 }
 ONNX_VALUES = {**VALUES, "backend": ("onnx", "onnx"), "variant": ("fp32", "fp32")}
 ONNX_VALUES.pop("device")
@@ -39,7 +41,9 @@ ONNX_VALUES.pop("device")
 def _argv(values: dict[str, tuple[object, object]]) -> list[str]:
     argv: list[str] = []
     for name, (text, _) in values.items():
-        if text is not None:
+        if text is True:
+            argv.append(f"--{name.replace('_', '-')}")
+        elif text is not None:
             argv += [f"--{name.replace('_', '-')}", str(text)]
     return argv
 
@@ -84,7 +88,7 @@ def test_serve_config_embeds_the_options_and_carries_them_as_json():
         ServeConfig.from_json(json.dumps({"scorer": {"normalise": True}}))
 
 
-def test_ray_path_builds_its_options_from_the_same_arguments(monkeypatch):
+def test_ray_path_builds_its_options_from_the_same_arguments(monkeypatch, tmp_path):
     """`sitar score --engine ray` hands options_from_args(...) to score_dataset, with the actor
     thread count in place of --threads."""
     pytest.importorskip("ray")
@@ -111,8 +115,14 @@ def test_ray_path_builds_its_options_from_the_same_arguments(monkeypatch):
     monkeypatch.setattr(ray_mod, "score_dataset", fake_score_dataset)
     monkeypatch.setattr(ray_mod, "_ray", lambda: FakeRay)
     monkeypatch.setattr(ray_mod, "dataset_from_pairs", lambda *a, **k: None)
+    # the driver's pre-start checks load the checkpoint and check pairs and address: not this test's
+    import sitar.commands._model as model_mod
+
+    monkeypatch.setattr(model_mod, "load_scorer", lambda args: None)
+    monkeypatch.setattr(ray_mod, "check_pairs", lambda *a, **k: None)
+    monkeypatch.setattr(ray_mod, "check_address", lambda *a, **k: None)
     argv = ["score", "--ref", "a b", "--hyp", "a c", *_argv(ONNX_VALUES), "--engine", "ray"]
-    args = build_parser().parse_args([*argv, "--output-dir", "/nonexistent/out"])
+    args = build_parser().parse_args([*argv, "--output-dir", str(tmp_path / "out")])
     with pytest.raises(Stop):
         score_ray.run_ray(args)
     assert seen["options"] == _expected(ONNX_VALUES)
