@@ -40,6 +40,7 @@ __all__ = [
     "NORMALIZATIONS",
     "ScorerOptions",
     "add_scorer_arguments",
+    "default_normalization",
     "options_from_args",
 ]
 
@@ -143,6 +144,14 @@ class ScorerOptions:
         if unknown:
             raise InputError(f"unknown scorer option(s) {unknown}; known: {sorted(names)}")
         return cls(**data)
+
+
+def default_normalization(config: Any) -> str:
+    """The input form a checkpoint was trained on: ``sitar`` when its config records
+    ``normalize: sitar``, else ``none`` (every checkpoint so far, the default included, was
+    trained on text as written)."""
+    value = getattr(config, "normalize", None)
+    return "sitar" if value == "sitar" else "none"
 
 
 def add_scorer_arguments(

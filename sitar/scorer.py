@@ -51,7 +51,7 @@ from sitar import checkpoint as _checkpoint
 from sitar import windows as _windows
 from sitar.checkpoint import CheckpointConfig
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
-from sitar.options import HEADS, ScorerOptions
+from sitar.options import HEADS, ScorerOptions, default_normalization
 from sitar.result import AGGREGATION, ScoreResult, system_score
 from sitar.swer import SWER_DEFAULT, pair_length, pair_swer
 from sitar.targets import normalize_score
@@ -104,14 +104,6 @@ class _BatchPredictor(Protocol):
 
 
 # -- the scorer ------------------------------------------------------------------------------------------
-
-
-def default_normalization(config: CheckpointConfig) -> str:
-    """The input form a checkpoint was trained on: ``sitar`` when its config records
-    ``normalize: sitar``, else ``none`` (every checkpoint so far, the default included, was
-    trained on text as written)."""
-    value = getattr(config, "normalize", None)
-    return "sitar" if value == "sitar" else "none"
 
 
 def default_head(config: CheckpointConfig, *, gap_aware: bool) -> str:

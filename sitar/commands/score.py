@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
 def run_systems(args: argparse.Namespace) -> int:
     """``--ref-file R --system A=a.txt --system B=b.txt``: each system scored against the same
     references (joined by id, as in ``sitar compare``), one output with a ``system`` column."""
-    from sitar.diagnostics import join_by_id
+    from sitar.comparison import join_by_id
     from sitar.io import read_system_inputs
 
     clashes = [
