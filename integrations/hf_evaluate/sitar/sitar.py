@@ -66,4 +66,3 @@ class Sitar(evaluate.Metric):
 
     def _compute(self, predictions=None, references=None, **options):
         return compute(predictions=list(predictions), references=list(references), **options)
-
