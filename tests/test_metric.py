@@ -67,6 +67,11 @@ def test_bad_inputs_are_input_errors(kwargs, message):
         metric.compute(**kwargs)
 
 
+def test_a_bad_batch_size_is_an_input_error():
+    with pytest.raises(InputError, match="batch_size must be a positive integer"):
+        metric.compute(predictions=HYPS, references=REFS, batch_size=0)
+
+
 def test_inputs_are_keyword_only():
     with pytest.raises(TypeError):
         metric.compute(HYPS, REFS)  # type: ignore[misc]

@@ -66,6 +66,7 @@ class SitarScore(Metric):
         # looking it up again per update free.
         self._options = dict(options)
         scorer = load_scorer(**self._options)
+        scorer.score(references=[], hypotheses=[], batch_size=batch_size)  # the Scorer's check
         self.batch_size = batch_size
         self.signature: str = scorer.signature
         self._has_swer = scorer.head == "gaps"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import pickle
 import socket
 import sys
 from pathlib import Path
@@ -130,6 +131,8 @@ def test_clone_and_reset():
     metric.update(HYPS, REFS)
     twin = metric.clone()  # a deep copy: the metric keeps options, not the ONNX session
     assert _values(twin.compute()) == _values(metric.compute())
+    thawed = pickle.loads(pickle.dumps(metric))  # as DDP spawn and Lightning checkpoints do
+    assert _values(thawed.compute()) == _values(metric.compute())
     metric.reset()
     with pytest.warns(UserWarning, match="before the ``update``"):
         out = metric.compute()
@@ -143,6 +146,8 @@ def test_options_and_metric_keywords_are_split_and_checked():
         SitarScore(normalize="nfc")
     with pytest.raises(ValueError, match="Unexpected keyword arguments"):
         SitarScore(heads="pair")
+    with pytest.raises(InputError, match="batch_size must be a positive integer"):
+        SitarScore(batch_size=0)
 
 
 @pytest.mark.parametrize(
