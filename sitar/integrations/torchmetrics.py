@@ -42,7 +42,8 @@ class SitarScore(Metric):
     Keywords that are :class:`~sitar.options.ScorerOptions` fields (``checkpoint``, ``normalize``,
     ...) choose the scorer, which is loaded here, so a bad option or checkpoint fails at
     construction; the others go to ``torchmetrics.Metric`` (``compute_on_cpu``,
-    ``process_group``, ``sync_on_compute`` ...). ``batch_size`` is the model batch size. :attr:`signature` names what was computed (SPEC §9).
+    ``process_group``, ``sync_on_compute`` ...). ``batch_size`` is the model batch size.
+    :attr:`signature` names what was computed (SPEC §9).
 
     :meth:`compute` returns ``{"score": tensor, "swer": tensor}`` (float64 scalars; ``swer`` only
     with a gap head; ``nan`` before any pair), the system score and the corpus ``swer`` that
