@@ -32,6 +32,7 @@ __all__ = [
     "SitarError",
     "Token",
     "__version__",
+    "metric",
     "normalize_score",
     "score_from_tiers",
     "segment",
@@ -47,4 +48,9 @@ def __getattr__(name: str) -> object:
         from sitar import scorer
 
         return getattr(scorer, name)
+    if name == "metric":
+        # sitar.metric.compute(predictions=, references=): loads onnxruntime only when it scores.
+        import importlib
+
+        return importlib.import_module("sitar.metric")
     raise AttributeError(f"module 'sitar' has no attribute {name!r}")
