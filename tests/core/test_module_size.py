@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MAX_LINES = 800
 #: sitar/scorer.py is being split at its seams (windows, hub resolution, system score) on another
 #: branch (arch-core); the coordinator removes it from this list when that branch is merged.
