@@ -211,8 +211,9 @@ def built_folder(
 
 @functools.cache
 def frozen_reference(name: str) -> Any:
-    """A frozen earlier implementation kept under ``tests/reference/`` as a test reference (``cgd_exact_v1``,
-    ``text_v1``), loaded once from its file: the benchmarks time today's code against it."""
+    """A frozen earlier implementation kept in ``tests/reference/`` as a test reference
+    (``cgd_exact_v1``, ``text_v1``), loaded once from its file: the benchmarks time today's code
+    against it."""
     import importlib.util
 
     path = ROOT / "tests" / "reference" / f"{name}.py"

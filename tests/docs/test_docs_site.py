@@ -5,10 +5,11 @@ Which test runs a block depends on where its text lives (pages include text from
 
 * a page's own text under ``docs/``: this file. ``console`` blocks run command by command through
   ``bash`` in a scratch folder with this checkout's ``sitar`` and must print what the page shows (the
-  rules of tests/packaging/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a page
-  whose fences are plain with ``python tests/packaging/readme_examples.py --update --readme docs/X.md``);
-  ``python`` blocks run; ``bash`` blocks run with ``bash -e`` and must exit 0. The blocks of one page
-  share a scratch folder, in page order.
+  rules of tests/packaging/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a
+  page whose fences are plain with
+  ``python tests/packaging/readme_examples.py --update --readme docs/X.md``); ``python`` blocks
+  run; ``bash`` blocks run with ``bash -e`` and must exit 0. The blocks of one page share a scratch
+  folder, in page order.
 * ``README.md``: tests/packaging/test_readme.py runs its ``console`` and ``python`` blocks.
 * ``json`` blocks, wherever they live: parsed here.
 * the docstring examples (``>>>``) of the objects on the API page: run here with ``doctest``.
