@@ -14,7 +14,7 @@ independently from the dev set's word frequencies (long text without copied pass
 Default mode: for each length it times ``sitar.segment`` (decomposition + consolidation with the
 default lexicon analyzer, after an untimed pass so that the lexicon cache is warm), the alignment
 part alone ("align": tokenization + decomposition), ``sitar.segment`` with the v1 decomposition
-swapped in ("v1": ``tests/cgd_exact_v1.py``, the dense implementation this package shipped
+swapped in ("v1": ``tests/reference/cgd_exact_v1.py``, the dense implementation this package shipped
 before; skipped above ``--old-max-words``) and ``jiwer.process_words`` (Levenshtein alignment, the
 peer every WER user already runs) on the same pairs, and prints pairs/s and the ratios; each time
 is the best of ``--repeat`` interleaved rounds.

@@ -211,11 +211,12 @@ def built_folder(
 
 @functools.cache
 def frozen_reference(name: str) -> Any:
-    """A frozen earlier implementation kept under ``tests/`` as a test reference (``cgd_exact_v1``,
-    ``text_v1``), loaded once from its file: the benchmarks time today's code against it."""
+    """A frozen earlier implementation kept in ``tests/reference/`` as a test reference
+    (``cgd_exact_v1``, ``text_v1``), loaded once from its file: the benchmarks time today's code
+    against it."""
     import importlib.util
 
-    path = ROOT / "tests" / f"{name}.py"
+    path = ROOT / "tests" / "reference" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"_sitar_frozen_{name}", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load the frozen reference {path}")

@@ -24,8 +24,9 @@ pairs with few errors):
   See :func:`_retained_blocks`.
 
 Every shortcut decides exactly what SPEC §2 decides; none is a heuristic that may differ. The
-property tests compare this code with the literal reference (``tests/cgd_reference.py``) and with
-the previous dense implementation (``tests/cgd_exact_v1.py``), with each code path forced on.
+property tests compare this code with the literal reference (``tests/reference/cgd_reference.py``)
+and with the previous dense implementation (``tests/reference/cgd_exact_v1.py``), with each code
+path forced on.
 
 Everything here is deterministic: same inputs, same output.
 """

@@ -13,7 +13,7 @@ normalised text gives exactly these tokens, in order), each with the half-open c
 the original text it came from. Several tokens may share one span (``"don't"`` gives ``do not``;
 ``"2,500 dollars"`` gives ``2500 dollars``, both on the span of the whole amount).
 
-Rules (each is tested in ``tests/test_normalize.py``). Rules 1-5 and 9 run word by word in
+Rules (each is tested in ``tests/core/test_normalize.py``). Rules 1-5 and 9 run word by word in
 :mod:`sitar._normalize_words`, then rules 6-8 over number runs in :mod:`sitar._normalize_numbers`,
 then rule 10 over the pair:
 

@@ -6,7 +6,7 @@
 position gives, ``[beta / (7/3), (beta + 1/3) / (7/3))``, as exact fractions), a one-line
 ``reason`` and ``source``. Every case was written and judged by hand against spec §0/§6 (T0
 expression only, T1 uptake changes with the outcome preserved, T2 outcome changes). None of its
-pairs occurs in the synthetic generator's sources or the dev set (``tests/test_challenge.py``).
+pairs occurs in the synthetic generator's sources or the dev set (``tests/data/test_challenge.py``).
 
 :func:`load_challenge` reads and validates the file; :mod:`annotation.challenge.evaluate` scores
 it with any checkpoint. ``sitar_challenge_scope_v1.jsonl`` (:data:`SCOPE_FILE`, categories

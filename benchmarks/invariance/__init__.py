@@ -57,7 +57,7 @@ def load_suite(part: str) -> tuple[SuiteItem, ...]:
 
 #: Normalised band edges: the T1 band starts at raw 2/3 (2/7 normalised), the T2 band at raw 5/3.
 T1_EDGE, T2_EDGE = 2.0 / 7.0, 5.0 / 7.0
-#: Issue #28's targets for a shipped model (the gate of ``tests/test_invariance.py``).
+#: Issue #28's targets for a shipped model (the gate of ``tests/data/test_invariance.py``).
 TARGETS = {
     "dev_delta": 0.01,  # pairwise and Spearman within this of the written form
     "dev_moved_share": 0.02,  # share of pair scores moving by more than 0.05

@@ -5,11 +5,12 @@ Which test runs a block depends on where its text lives (pages include text from
 
 * a page's own text under ``docs/``: this file. ``console`` blocks run command by command through
   ``bash`` in a scratch folder with this checkout's ``sitar`` and must print what the page shows (the
-  rules of tests/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a page
-  whose fences are plain with ``python tests/readme_examples.py --update --readme docs/X.md``);
-  ``python`` blocks run; ``bash`` blocks run with ``bash -e`` and must exit 0. The blocks of one page
-  share a scratch folder, in page order.
-* ``README.md``: tests/test_readme.py runs its ``console`` and ``python`` blocks.
+  rules of tests/packaging/readme_examples.py: ``…`` matches any text, numbers to ±0.01; refresh a
+  page whose fences are plain with
+  ``python tests/packaging/readme_examples.py --update --readme docs/X.md``); ``python`` blocks
+  run; ``bash`` blocks run with ``bash -e`` and must exit 0. The blocks of one page share a scratch
+  folder, in page order.
+* ``README.md``: tests/packaging/test_readme.py runs its ``console`` and ``python`` blocks.
 * ``json`` blocks, wherever they live: parsed here.
 * the docstring examples (``>>>``) of the objects on the API page: run here with ``doctest``.
 
@@ -57,7 +58,7 @@ def hooks():
 
 
 def readme_examples():
-    return _load("readme_examples", ROOT / "tests" / "readme_examples.py")
+    return _load("readme_examples", ROOT / "tests" / "packaging" / "readme_examples.py")
 
 
 # --- the code blocks on the site ------------------------------------------------------------------
@@ -163,7 +164,7 @@ def how_run(block: CodeBlock) -> str:
     if block.lang == "json":
         return "parsed here"
     if block.source == "README.md" and block.lang in ("console", "python"):
-        return "tests/test_readme.py"
+        return "tests/packaging/test_readme.py"
     if block.source.startswith("docs/") and block.lang in RUNNABLE:
         return "run here"
     return ""
@@ -180,7 +181,9 @@ def test_every_code_block_on_the_site_runs_or_is_marked():
     print(dict(counts))
     # the collector sees the site's blocks: the README's examples, this file's own, the marked ones
     assert len(blocks) >= 40, counts
-    assert set(counts) == {"tests/test_readme.py", "run here", "parsed here", "marked"}, counts
+    assert set(counts) == {"tests/packaging/test_readme.py", "run here", "parsed here", "marked"}, (
+        counts
+    )
 
 
 def test_the_block_conventions_are_honoured():
@@ -209,7 +212,7 @@ def test_the_block_conventions_are_honoured():
         ("bash", "marked"),
         ("bash", ""),  # a README bash block no test runs and nothing marks
         ("text", "marked"),
-        ("console", "tests/test_readme.py"),
+        ("console", "tests/packaging/test_readme.py"),
     ]
     assert readme[3].lines == ("$ sitar gaps --ref a --hyp b", "```")
     training = fenced_blocks(page, "training/README.md")

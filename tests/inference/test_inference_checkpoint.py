@@ -19,7 +19,7 @@ def _edit(folder, change):
     path = folder / CONFIG_FILE
     data = json.loads(path.read_text())
     # A hand-edited config no longer matches its recorded digests; these tests check what comes
-    # after the integrity check (tests/test_integrity.py covers it), so they drop them.
+    # after the integrity check (tests/core/test_integrity.py covers it), so they drop them.
     data.pop("integrity", None)
     change(data)
     path.write_text(json.dumps(data))

@@ -112,7 +112,7 @@ def _copy_config(tiny_copy, change):
     path = tiny_copy / CONFIG_FILE
     data = json.loads(path.read_text())
     # A hand-edited config no longer matches its recorded digests; these tests check what comes
-    # after the integrity check (tests/test_integrity.py covers it), so they drop them.
+    # after the integrity check (tests/core/test_integrity.py covers it), so they drop them.
     data.pop("integrity", None)
     change(data)
     path.write_text(json.dumps(data))

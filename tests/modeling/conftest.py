@@ -1,9 +1,8 @@
 """Fixtures for sitar.modeling tests: tiny offline backbones (DeBERTa-v3 attention settings with a
-SentencePiece tokenizer trained at test time, and BERT with WordPiece), built once per session."""
+SentencePiece tokenizer trained at test time, and BERT with WordPiece), built once per session by
+the shared ``tiny_backbones`` fixture of tests/conftest.py."""
 
 from __future__ import annotations
-
-import os
 
 import pytest
 
@@ -14,32 +13,18 @@ pytest.importorskip("sentencepiece")
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _offline_single_thread():
-    """No hub access, and one intra-op thread: deterministic and fast on a shared 2-core box."""
-    old_env = os.environ.get("HF_HUB_OFFLINE")
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old_threads)
-    if old_env is None:
-        os.environ.pop("HF_HUB_OFFLINE", None)
-    else:
-        os.environ["HF_HUB_OFFLINE"] = old_env
+def _offline_single_thread(torch_offline):
+    """Every modeling test runs offline on one torch thread (tests/conftest.py)."""
 
 
 @pytest.fixture(scope="session")
-def deberta_dir(tmp_path_factory):
-    from sitar.modeling.tiny import write_tiny_backbone
-
-    return write_tiny_backbone(tmp_path_factory.mktemp("deberta") / "backbone", "deberta-v3")
+def deberta_dir(tiny_backbones):
+    return tiny_backbones("deberta-v3")
 
 
 @pytest.fixture(scope="session")
-def bert_dir(tmp_path_factory):
-    from sitar.modeling.tiny import write_tiny_backbone
-
-    return write_tiny_backbone(tmp_path_factory.mktemp("bert") / "backbone", "bert")
+def bert_dir(tiny_backbones):
+    return tiny_backbones("bert")
 
 
 @pytest.fixture(params=["deberta-v3", "bert"])

@@ -3,8 +3,6 @@ and a factory for small, fast training configs."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -15,25 +13,14 @@ pytest.importorskip("sentencepiece")
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _offline_single_thread():
-    """No hub access, and one intra-op thread: deterministic and fast on a shared 2-core box."""
-    old_env = os.environ.get("HF_HUB_OFFLINE")
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old_threads)
-    if old_env is None:
-        os.environ.pop("HF_HUB_OFFLINE", None)
-    else:
-        os.environ["HF_HUB_OFFLINE"] = old_env
+def _offline_single_thread(torch_offline):
+    """Every training test runs offline on one torch thread (tests/conftest.py)."""
 
 
 @pytest.fixture(scope="session")
-def tiny_backbone(tmp_path_factory):
-    from sitar.modeling.tiny import write_tiny_backbone
-
-    return write_tiny_backbone(tmp_path_factory.mktemp("tiny") / "backbone", "deberta-v3")
+def tiny_backbone(tiny_backbones):
+    """The tiny DeBERTa-v3 backbone folder (the shared ``tiny_backbones`` of tests/conftest.py)."""
+    return tiny_backbones("deberta-v3")
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import pytest
 
 from sitar.io import open_output
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _dead_pid() -> int:

@@ -31,7 +31,7 @@ from annotation.challenge.evaluate import evaluate, wer
 from sitar.errors import InputError
 from sitar.text import tokenize
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ROOT / "annotation" / "sources"
 SLOT = re.compile(r"\{[a-z_0-9]+\}")
 

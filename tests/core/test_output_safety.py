@@ -22,7 +22,7 @@ import sitar.cli
 from sitar.errors import OutputError
 from sitar.io import check_output_path, open_output
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TINY = str(REPO / "tests" / "fixtures" / "tiny_onnx")
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 

@@ -20,7 +20,7 @@ from sitar.encoding import (
 )
 from sitar.errors import CheckpointError, InputError
 
-TOKENIZER = Path(__file__).resolve().parent / "fixtures" / "tiny_onnx" / "tokenizer.json"
+TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx" / "tokenizer.json"
 
 
 @pytest.fixture

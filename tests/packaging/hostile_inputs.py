@@ -13,9 +13,9 @@ Each case runs the CLI (``python -m sitar``) or a Python snippet in a subprocess
 Run it on two checkouts to compare, e.g. the base commit of issue 13 and this one::
 
     git archive ac6edcc | (mkdir -p /tmp/base && tar -x -C /tmp/base)
-    python tests/hostile_inputs.py --repo /tmp/base --json /tmp/before.json
-    python tests/hostile_inputs.py --repo . --json /tmp/after.json
-    python tests/hostile_inputs.py --table /tmp/before.json /tmp/after.json
+    python tests/packaging/hostile_inputs.py --repo /tmp/base --json /tmp/before.json
+    python tests/packaging/hostile_inputs.py --repo . --json /tmp/after.json
+    python tests/packaging/hostile_inputs.py --table /tmp/before.json /tmp/after.json
 
 Score cases use the repository's tiny test checkpoint (``tests/fixtures/tiny_onnx``, fp32) so the
 script runs in about a minute on a laptop. Cases that need root (a small tmpfs) are reported as
@@ -1104,7 +1104,7 @@ def table(before: list[dict[str, str]], after: list[dict[str, str]] | None = Non
 @tool_main("python -m benchmarks.hostile_inputs")
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[2])
     parser.add_argument("--json", type=Path, help="save the per-case outcomes here")
     parser.add_argument("--only", help="run only cases whose name contains this text")
     parser.add_argument("--table", nargs="+", type=Path, metavar="JSON",

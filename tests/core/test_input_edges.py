@@ -19,7 +19,7 @@ from sitar import score_from_tiers
 from sitar.errors import InputError
 from sitar.io import read_lines, read_pairs
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TINY = str(REPO / "tests" / "fixtures" / "tiny_onnx")
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 

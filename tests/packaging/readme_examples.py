@@ -12,8 +12,8 @@
 
 ``--update`` rewrites the expected output of every console block with what the commands print
 now (lines with ``…`` that still match are kept), so the figures can be refreshed after a new
-checkpoint ships: ``PYTHONPATH=. python tests/readme_examples.py --update && git diff README.md``
-(from the repository root; the python blocks import this checkout's ``sitar``). ``tests/test_readme.py``
+checkpoint ships: ``PYTHONPATH=. python tests/packaging/readme_examples.py --update && git diff README.md``
+(from the repository root; the python blocks import this checkout's ``sitar``). ``tests/packaging/test_readme.py``
 runs the check.
 
 Exit code: 0 when every example runs and matches, 1 otherwise (each difference is printed).
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from sitar._main import ArgumentParser, tool_main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 SKIP = re.compile(r"<!--\s*readme-test:\s*skip\b")
 _NUMBER = re.compile(r"-?\d+\.\d+")

@@ -1,4 +1,4 @@
-"""The single-regex SPEC §1 tokenizer against the v1 per-character one (``tests/text_v1.py``):
+"""The single-regex SPEC §1 tokenizer against the v1 per-character one (``tests/reference/text_v1.py``):
 identical tokens, spans and normalized forms on random Unicode text."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from benchmarks.__main__ import BENCHMARKS
 from benchmarks.__main__ import main as benchmarks_main
 from benchmarks.harness import RESULT_SCHEMA, result, timed, write_result
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_benchmark_script_is_registered():

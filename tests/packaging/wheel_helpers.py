@@ -1,6 +1,6 @@
 """Build sitar's wheel from a source folder and install it alone in a fresh virtual environment
 (the packaging and Dockerfile tests; a plain module with a unique name, importable from every
-test folder because tests/ holds the root conftest)."""
+test folder because tests/packaging is on pytest's ``pythonpath`` in pyproject.toml)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from sitar.errors import CheckpointError, InputError
 from sitar.integrity import INTEGRITY_KEY, checkpoint_id, verify_checkpoint
 from sitar.signature import parse_signature
 
-TINY = Path(__file__).resolve().parent / "fixtures" / "tiny_onnx"
+TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx"
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_shipped_checkpoint_and_fixture_carry_verified_digests():
     [
         lambda d: d.update(
             score_scale=2.1
-        ),  # in bounds (out of bounds: tests/test_checkpoint_bounds.py)
+        ),  # in bounds (out of bounds: tests/core/test_checkpoint_bounds.py)
         lambda d: d.update(rho=0.25),
         lambda d: d.update(max_length=d["max_length"] + 8),
         lambda d: d["thresholds"].__setitem__(0, 0.3),

@@ -25,7 +25,7 @@ def report() -> dict:
     from training.evaluate_checkpoint import _load_devset
 
     rows = _load_devset(
-        Path(__file__).resolve().parents[1] / "annotation/devset/sitar_dev_v1.jsonl"
+        Path(__file__).resolve().parents[2] / "annotation/devset/sitar_dev_v1.jsonl"
     )
     return {
         "given": run_suite(Scorer.load(normalize="none"), rows),

@@ -1,5 +1,5 @@
 """Frozen copy of ``sitar/cgd.py`` as of commit efe927f (before the CGD speed work of issue #11
-item 7), kept as the reference the faster code is checked against (``tests/test_cgd_speed.py``).
+item 7), kept as the reference the faster code is checked against (``tests/core/test_cgd_speed.py``).
 Only this docstring and the tokenizer import (the per-character ``text_v1``) differ from that
 version. Do not optimise this file: its value is that it does not change.
 """

@@ -1,7 +1,7 @@
-"""Bad and hostile inputs and conditions (tests/hostile_inputs.py): every case ends cleanly.
+"""Bad and hostile inputs and conditions (tests/packaging/hostile_inputs.py): every case ends cleanly.
 
 The full run (95 cases, each a subprocess; minutes on a busy machine) is marked slow; the fast tests
-check the classification the run relies on. ``python tests/hostile_inputs.py --json out.json``
+check the classification the run relies on. ``python tests/packaging/hostile_inputs.py --json out.json``
 runs the same cases against any checkout (``--repo``) and tabulates them.
 """
 
@@ -39,6 +39,6 @@ def test_cases_are_registered_once_each():
 
 @pytest.mark.slow
 def test_every_hostile_case_ends_cleanly():
-    results = hostile.run_all(Path(__file__).resolve().parents[1])
+    results = hostile.run_all(Path(__file__).resolve().parents[2])
     bad = [r for r in results if r["outcome"] not in ("clean", "skipped")]
     assert not bad, hostile.table(results) + "\n" + "\n".join(map(str, bad))

@@ -1,9 +1,9 @@
-"""The README's examples run and print what the README shows (tests/readme_examples.py).
+"""The README's examples run and print what the README shows (tests/packaging/readme_examples.py).
 
 Console blocks run through bash with this checkout's ``sitar``; their printed output must match
 (numbers to ±0.01, since int8 scores are CPU-dependent). Python blocks run, except those marked
 ``<!-- readme-test: skip (reason) -->``. After a new checkpoint ships, refresh the printed output
-with ``PYTHONPATH=. python tests/readme_examples.py --update``.
+with ``PYTHONPATH=. python tests/packaging/readme_examples.py --update``.
 """
 
 from __future__ import annotations

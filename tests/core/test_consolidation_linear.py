@@ -1,7 +1,7 @@
 """SPEC §3 consolidation, computed in O(m) by ``sitar.cgd.consolidate_atoms``, against a literal
 reading of the spec: admissibility checked group by group from the definition, then the
 minimum-cardinality DP with ties to the largest endpoint. Its fragment and boundary tests are the
-frozen pre-speed-work ones (``tests/cgd_v2.py``), so the reading does not share code with
+frozen pre-speed-work ones (``tests/reference/cgd_v2.py``), so the reading does not share code with
 ``sitar.cgd``."""
 
 from __future__ import annotations

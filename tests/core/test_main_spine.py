@@ -18,7 +18,7 @@ import pytest
 from sitar._main import run_main, tool_main
 from sitar.errors import CheckpointError, InputError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 

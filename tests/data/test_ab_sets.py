@@ -9,7 +9,7 @@ import pytest
 
 from annotation.asr.ab import judge_agreement, load_ab
 
-AB = Path(__file__).resolve().parents[1] / "annotation" / "ab"
+AB = Path(__file__).resolve().parents[2] / "annotation" / "ab"
 
 
 @pytest.mark.parametrize("name", ["sitar_ab_v1", "sitar_ab_val_v1", "sitar_ab_v1_j3"])

@@ -13,7 +13,7 @@ from wheel_helpers import build_wheel, install_wheel
 
 from sitar.checkpoint import DEFAULT_CHECKPOINT
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "transformers", "onnxruntime", "tokenizers", "lemminflect", "spacy", "httpx")
 
 
@@ -166,7 +166,7 @@ def test_project_files_agree_with_the_package() -> None:
 
     import yaml
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     from sitar import __version__
 
     cff = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
 """Frozen copy of ``sitar/analyzers/lexicon.py`` as of commit efe927f (before the CGD speed work
 of issue #11 item 7), kept as the reference the faster analyzer is checked against
-(``tests/test_cgd_speed.py``): same word lists, same rules, same tags. Only this docstring
+(``tests/core/test_cgd_speed.py``): same word lists, same rules, same tags. Only this docstring
 differs from that version. Do not optimise this file: its value is that it does not change.
 """
 

@@ -21,7 +21,7 @@ from sitar.integrity import INTEGRITY_KEY, verify_checkpoint
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 
-TINY = Path(__file__).resolve().parent / "fixtures" / "tiny_onnx"
+TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx"
 
 
 @pytest.fixture
@@ -219,7 +219,7 @@ def test_cli_unverified_checkpoint_exit_2_then_allowed(tiny_copy, tmp_path, caps
         [sys.executable, "-m", "sitar", *argv, "-o", str(out), "--allow-unverified"],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         check=False,
     )
     assert proc.returncode == 0, proc.stderr

@@ -20,7 +20,7 @@ from sitar.errors import InputError, RecordError
 from sitar.signature import make_signature, parse_signature
 from sitar.targets import MAX_SCORE, score_from_tiers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEVSET = ROOT / "annotation" / "devset"
 
 

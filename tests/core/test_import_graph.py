@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SITAR = Path(__file__).resolve().parents[1] / "sitar"
+SITAR = Path(__file__).resolve().parents[2] / "sitar"
 
 
 def _module_files() -> dict[str, Path]:

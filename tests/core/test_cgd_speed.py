@@ -1,6 +1,6 @@
 """The faster CGD pipeline (issue #11 item 7) against frozen copies of the code it replaced.
 
-``tests/cgd_v2.py`` and ``tests/lexicon_v1.py`` are the decomposition, consolidation, span
+``tests/reference/cgd_v2.py`` and ``tests/reference/lexicon_v1.py`` are the decomposition, consolidation, span
 building and lexicon analyzer exactly as they were before the speed work; every rewritten path
 must give the same atomic gaps, the same tags and predicates, and the same ``Segmentation``
 (tokens, gaps, spans, texts, analyzer id) on many random pairs: realistic ASR-like pairs built
@@ -29,7 +29,7 @@ pytest.importorskip("lemminflect")
 
 from sitar.analyzers.lexicon import LexiconAnalyzer  # noqa: E402
 
-DEVSET = Path(__file__).resolve().parents[1] / "annotation" / "devset" / "sitar_dev_v1.source.jsonl"
+DEVSET = Path(__file__).resolve().parents[2] / "annotation" / "devset" / "sitar_dev_v1.source.jsonl"
 REFERENCES = [json.loads(line)["reference"] for line in DEVSET.read_text("utf-8").splitlines()]
 DEV_WORDS = " ".join(REFERENCES).split()
 
