@@ -15,7 +15,7 @@ from sitar import metric
 from sitar.errors import InputError
 from sitar.scorer import Scorer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFS = ["turn left at the bank", "the meeting is at five", "send two hundred dollars"]
 HYPS = ["turn right at the bank", "the meeting is at nine", "send two hundred dollars"]
 
