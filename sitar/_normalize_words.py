@@ -48,7 +48,7 @@ def load_library() -> Library:
     try:
         from whisper_normalizer.english import EnglishTextNormalizer
     except ImportError as e:
-        raise MissingDependencyError(LIBRARY, "Text normalisation") from e
+        raise MissingDependencyError(LIBRARY, "Text normalisation", "normalize") from e
     text = EnglishTextNormalizer()
     numbers = text.standardize_numbers
     contractions = []

@@ -684,7 +684,7 @@ def resolve_checkpoint(
         from huggingface_hub import snapshot_download
     except ImportError as e:
         raise MissingDependencyError(
-            "huggingface_hub", f"loading the checkpoint {text!r} from the Hugging Face hub", "hub"
+            "huggingface_hub", f"loading the checkpoint {text!r} from the Hugging Face hub"
         ) from e
     offline = _hub_offline()
     patterns = [*_HUB_PATTERNS, "torch/*"] if include_torch else list(_HUB_PATTERNS)

@@ -45,7 +45,12 @@ class MissingDependencyError(SitarError, ImportError):
     """
 
     def __init__(self, package: str, feature: str, extra: str | None = None) -> None:
-        hint = f"pip install 'sitar[{extra}]'" if extra else f"pip install {package}"
+        # From a clone (the package is not on an index): pip install ".[extra]" in its folder.
+        hint = (
+            f"pip install '.[{extra}]' in a clone of sitar (or 'sitar[{extra}]' from an index)"
+            if extra
+            else f"pip install {package}"
+        )
         super().__init__(
             f"{feature} needs the package {package!r}, which is not installed; install it with: {hint}"
         )

@@ -63,4 +63,4 @@ def test_import_and_onnx_scoring_without_torch():
     assert out["loaded"] == []
     assert abs(out["scores"][0] - 0.6312291281563894) < 1e-5
     assert "the torch backend" in out["torch_error"]
-    assert "pip install 'sitar[torch]'" in out["torch_error"]
+    assert "pip install '.[torch]'" in out["torch_error"]

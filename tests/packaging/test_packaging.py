@@ -181,3 +181,28 @@ def test_project_files_agree_with_the_package() -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_plain_install_stays_small() -> None:
+    """The plain install needs at most 24 other packages (issue #32: <= 25 with sitar itself);
+    everything else is an extra. Read from the declared requirements and their installed
+    metadata, so no network is used."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    todo = [r for r in (metadata.requires("sitar") or []) if "extra ==" not in r]
+    while todo:
+        req = Requirement(todo.pop())
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        name = req.name.lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            todo += [r for r in (metadata.requires(req.name) or [])]
+        except metadata.PackageNotFoundError:
+            continue
+    assert len(seen) <= 24, sorted(seen)
