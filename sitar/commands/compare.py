@@ -34,6 +34,7 @@ from sitar.io import (
     _is_stdout,
     add_format_argument,
     check_output_path,
+    columns_from_args,
     input_paths,
     open_output,
     read_system_inputs,
@@ -101,7 +102,13 @@ def read_compare_inputs(
     any model is loaded, so that a bad file fails fast and names every missing or extra id."""
     from sitar.comparison import join_by_id
 
-    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
+    references, systems = read_system_inputs(
+        args.ref_file,
+        args.systems,
+        args.file_format,
+        columns_from_args(args),
+        report=lambda m: notice(args, m),
+    )
     groups = read_groups(args.groups) if args.groups else None
     join_by_id(references, systems)
     return references, systems, groups

@@ -147,11 +147,12 @@ def reject_ray_options(args: argparse.Namespace) -> None:
 
 
 def run_ray(args: argparse.Namespace) -> int:
+    from sitar.commands._model import notice
     from sitar.integrations.ray import _ray, dataset_from_pairs, score_dataset, unwrap_ray_error
     from sitar.io import pairs_from_args
 
     out = _check_args(args)
-    pairs = pairs_from_args(args)
+    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
     ray = _ray()
     started = False
     if not ray.is_initialized():
