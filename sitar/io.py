@@ -15,12 +15,21 @@ system (``--system NAME=PATH``), in the same ``--format`` (:func:`read_system_in
   including empty ones, and the line counts must agree;
 * ``kaldi``: ``utt_id text`` per line, joined by id in reference order; ids missing on either side
   are reported by name, never dropped;
-* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis``, joined by id.
+* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis``, joined by id;
+* ``trn``, ``stm`` (sclite), ``nemo`` (NeMo manifests), ``csv`` and ``tsv``: read by
+  :mod:`sitar.formats` (its docstring gives each id rule), joined by id. In ``nemo``, ``csv`` and
+  ``tsv``, ``--ref-column``, ``--hyp-column`` and ``--id-column`` name the fields, and
+  ``--ref-file`` alone reads both sides from one file. STM segments marked
+  ``ignore_time_segment_in_scoring`` in the reference are left out of every file and reported.
 
-Without ``--format``, files are read as ``text``, except where a Kaldi reading would parse too:
-when every line of every input file starts with a different id-like word (one holding a digit or
-``_``, as ``utt_01``), the two readings pair different texts, and :func:`resolve_format` refuses
-with an :class:`InputError` that asks for ``--format text`` or ``--format kaldi``.
+Without ``--format``: when every input file name ends in the same one of ``.trn``, ``.stm``,
+``.csv``, ``.tsv``, that is the format (names that disagree are refused). Otherwise files are read
+as ``text``, except where that reading would misread them: when every line of every input file
+starts with a different id-like word (one holding a digit or ``_``, as ``utt_01``), the text and
+Kaldi readings pair different texts; when every line of a file ends in ``(utt_id)`` or is an STM
+segment, a text reading keeps the ids in the transcripts. :func:`resolve_format` refuses these
+with an :class:`InputError` that names the ``--format`` to give. NeMo manifests are never
+detected (their ``.json`` names are shared with other JSON): give ``--format nemo``.
 
 Every file argument also accepts ``-`` (standard input, read once), ``/dev/stdin``, named pipes and
 process substitutions (``<(...)``). Files must be UTF-8 (a byte-order mark is accepted); anything
