@@ -185,7 +185,8 @@ def parse_stm(lines: Sequence[str], name: str | Path) -> Table:
     return Table(texts, ignored)
 
 
-_STM_LINE = re.compile(r"^\S+\s+\S+\s+\S+\s+\d+(\.\d*)?\s+\d+(\.\d*)?(\s.*)?$")
+_SECONDS = r"(\d+\.?\d*|\.\d+)"
+_STM_LINE = re.compile(rf"^\S+\s+\S+\s+\S+\s+{_SECONDS}\s+{_SECONDS}(\s.*)?$")
 
 
 def stm_like(lines: Sequence[str]) -> bool:

@@ -333,7 +333,10 @@ def test_detection_by_extension_and_refusals():
         resolve_format(None, {"r": ["a b (u1)", "c (u2)"], "h": ["a", "c"]})
     with pytest.raises(InputError, match=r"--format stm or --format text"):
         resolve_format(None, {"r": [";; x", "w 1 s 0.0 1.5 hi"], "h": ["hi"]})
+    with pytest.raises(InputError, match=r"--format stm or --format text"):
+        resolve_format(None, {"r": ["w 1 s .5 2. hi", "w 1 s 2 3"], "h": ["hi", ""]})
     assert resolve_format(None, {"r": ["see you (later)", "ok"], "h": ["a", "b"]}) == "text"
+    assert resolve_format(None, {"r": ["a b c 1 2 x", "hello"], "h": ["a", "b"]}) == "text"
     assert resolve_format("text", {"r": ["a (u1)"]}) == "text"
 
 
