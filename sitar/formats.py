@@ -80,10 +80,17 @@ class Columns:
     hyp: str | None = None
     id: str | None = None
 
+    def __post_init__(self) -> None:
+        for flag, value in self._flags():
+            if value is not None and not value.strip():
+                raise InputError(f"{flag} needs a field name, got {value!r}")
+
+    def _flags(self) -> tuple[tuple[str, str | None], ...]:
+        return (("--ref-column", self.ref), ("--hyp-column", self.hyp), ("--id-column", self.id))
+
     def given(self) -> list[str]:
         """The flags that were given, for messages."""
-        flags = (("--ref-column", self.ref), ("--hyp-column", self.hyp), ("--id-column", self.id))
-        return [flag for flag, value in flags if value is not None]
+        return [flag for flag, value in self._flags() if value is not None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +209,11 @@ def _field_names(fmt: str, key: str, columns: Columns) -> tuple[str, str, bool]:
     """The text field for ``key`` (reference/hypothesis), the id field, and whether the id field
     was named (then every row needs it)."""
     ref, hyp, utt = _DEFAULT_COLUMNS[fmt]
-    text_field = (columns.ref or ref) if key == "reference" else (columns.hyp or hyp)
-    return text_field, columns.id or utt, columns.id is not None
+    named = columns.ref if key == "reference" else columns.hyp
+    text_field = named if named is not None else (ref if key == "reference" else hyp)
+    if columns.id is not None:
+        return text_field, columns.id, True
+    return text_field, utt, False
 
 
 def parse_nemo(

@@ -251,8 +251,12 @@ def parse_table(
     columns: Columns | None = None,
 ) -> dict[str, str]:
     """``id -> text`` of :func:`read_table` (STM segments marked
-    ``ignore_time_segment_in_scoring`` are left out; :func:`read_table` lists them)."""
-    return read_table(lines, name, file_format, key, columns).texts
+    ``ignore_time_segment_in_scoring`` are left out, with a :class:`UserWarning` that counts them;
+    :func:`read_table` lists them)."""
+    table = read_table(lines, name, file_format, key, columns)
+    if table.ignored:
+        _warn(f"{name}: {len(table.ignored)} segment(s) marked {IGNORE_SEGMENT} are left out")
+    return table.texts
 
 
 def _parse_jsonl_side(lines: Sequence[str], name: str | Path, key: str) -> dict[str, str]:

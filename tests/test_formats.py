@@ -350,6 +350,17 @@ def test_column_options_only_with_named_field_formats(tmp_path):
         InputError, match=r"only --format nemo, csv, tsv read both sides from one file"
     ):
         read_pairs(ref_file=ref)
+    with pytest.raises(InputError, match=r"--hyp-column needs a field name, got ''"):
+        Columns(hyp="")
+
+
+def test_parse_table_warns_about_ignored_stm_segments():
+    from sitar.io import parse_table
+
+    lines = ["w 1 s 0 1 ignore_time_segment_in_scoring", "w 1 s 1 2 hi"]
+    with pytest.warns(UserWarning, match="1 segment"):
+        table = parse_table(lines, "x", "stm", "reference")
+    assert table == {"w_1_1": "hi"}
 
 
 @pytest.mark.parametrize("command", ["gaps", "score", "explain", "compare", "report"])
