@@ -14,7 +14,8 @@ line; no row is skipped, except what each format's rule below says, and that is 
   ``begin`` written as a decimal without trailing zeros (``0.50`` -> ``0.5``, ``12.00`` -> ``12``),
   so that the same segment in two files has the same id. A segment whose transcript is
   ``ignore_time_segment_in_scoring`` (any case) is not scored: it is returned in
-  :attr:`Table.ignored`, and :mod:`sitar.io` drops it from every file and reports the count.
+  :attr:`Table.ignored`; :func:`drop_ignored` leaves it out of every file (only the reference
+  marks segments so) with a note that counts them, which :mod:`sitar.io` reports.
 * ``nemo``: a NeMo manifest, one JSON object per line (blank lines are skipped, as in every JSONL
   input); the reference is ``text`` and the hypothesis ``pred_text`` unless ``--ref-column`` /
   ``--hyp-column`` name other fields. The id is ``audio_filepath`` (or the ``--id-column`` field)
@@ -36,7 +37,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -49,6 +50,7 @@ __all__ = [
     "IGNORE_SEGMENT",
     "Columns",
     "Table",
+    "drop_ignored",
     "parse_delimited",
     "parse_nemo",
     "parse_stm",
@@ -63,6 +65,7 @@ COLUMN_FORMATS = ("nemo", "csv", "tsv")
 EXTENSIONS = {".trn": "trn", ".stm": "stm", ".csv": "csv", ".tsv": "tsv"}
 #: The sclite transcript of an STM segment that is not scored (compared in lower case).
 IGNORE_SEGMENT = "ignore_time_segment_in_scoring"
+_MAX_LISTED = 10
 
 # Default field names per format: (reference, hypothesis, id).
 _DEFAULT_COLUMNS = {
@@ -190,6 +193,34 @@ def parse_stm(lines: Sequence[str], name: str | Path) -> Table:
         else:
             texts[utt] = transcript
     return Table(texts, ignored)
+
+
+def drop_ignored(
+    ref_name: str | Path, ref: Table, hyps: Mapping[str, Table]
+) -> tuple[dict[str, dict[str, str]], str | None]:
+    """The hypothesis tables (by file name) without the STM segments the reference marks
+    :data:`IGNORE_SEGMENT`, and a note that counts them (``None`` when there are none), for the
+    caller to report: they are never dropped in silence. Only the reference decides: a hypothesis
+    segment marked so is an error unless its reference segment is marked too."""
+    out = {}
+    for name, table in hyps.items():
+        for utt, lineno in table.ignored.items():
+            if utt not in ref.ignored:
+                raise InputError(
+                    f"{name}:{lineno}: segment {utt!r} is marked {IGNORE_SEGMENT} in the "
+                    f"hypotheses but not in {ref_name}; only the reference marks segments that "
+                    "are not scored"
+                )
+        out[name] = {u: t for u, t in table.texts.items() if u not in ref.ignored}
+    if not ref.ignored:
+        return out, None
+    lines = ", ".join(str(n) for n in list(ref.ignored.values())[:_MAX_LISTED])
+    more = ", ..." if len(ref.ignored) > _MAX_LISTED else ""
+    return out, (
+        f"{ref_name}: {len(ref.ignored)} segment(s) marked {IGNORE_SEGMENT} (line(s) "
+        f"{lines}{more}) are not scored; they are left out of the references and of every "
+        "hypothesis file"
+    )
 
 
 _SECONDS = r"(\d+\.?\d*|\.\d+)"

@@ -68,6 +68,7 @@ from sitar.formats import (
     IGNORE_SEGMENT,
     Columns,
     Table,
+    drop_ignored,
     parse_delimited,
     parse_nemo,
     parse_stm,
@@ -366,34 +367,6 @@ def _check_columns(file_format: str, columns: Columns) -> None:
         )
 
 
-def _drop_ignored(
-    ref_name: str | Path, ref: Table, hyps: Mapping[str, Table], report: Report | None
-) -> dict[str, dict[str, str]]:
-    """The hypothesis tables without the STM segments the reference marks
-    ``ignore_time_segment_in_scoring`` (reported through ``report``, never dropped in silence).
-    Only the reference decides: a hypothesis segment marked so is an error unless its reference
-    segment is marked too."""
-    out = {}
-    for name, table in hyps.items():
-        for utt, lineno in table.ignored.items():
-            if utt not in ref.ignored:
-                raise InputError(
-                    f"{name}:{lineno}: segment {utt!r} is marked {IGNORE_SEGMENT} in the "
-                    f"hypotheses but not in {ref_name}; only the reference marks segments that "
-                    "are not scored"
-                )
-        out[name] = {u: t for u, t in table.texts.items() if u not in ref.ignored}
-    if ref.ignored:
-        lines = ", ".join(str(n) for n in list(ref.ignored.values())[:_MAX_LISTED_IDS])
-        more = ", ..." if len(ref.ignored) > _MAX_LISTED_IDS else ""
-        (report or _warn)(
-            f"{ref_name}: {len(ref.ignored)} segment(s) marked {IGNORE_SEGMENT} (line(s) "
-            f"{lines}{more}) are not scored; they are left out of the references and of every "
-            "hypothesis file"
-        )
-    return out
-
-
 def parse_system(spec: str) -> tuple[str, str]:
     """``NAME=PATH`` of ``--system`` into ``(NAME, PATH)``."""
     name, sep, path = spec.partition("=")
@@ -429,7 +402,9 @@ def read_system_inputs(
     _check_columns(fmt, cols)
     ref = read_table(ref_lines, ref_file, fmt, "reference", cols)
     tables = {name: read_table(lines[name], path, fmt, "hypothesis", cols) for name, path in specs}
-    by_path = _drop_ignored(ref_file, ref, {path: tables[name] for name, path in specs}, report)
+    by_path, note = drop_ignored(ref_file, ref, {path: tables[name] for name, path in specs})
+    if note:
+        (report or _warn)(note)
     return ref.texts, {name: by_path[path] for name, path in specs}
 
 
@@ -544,7 +519,10 @@ def read_pairs(
     ref_table = read_table(ref_lines, ref_file, fmt, "reference", cols)
     hyp_table = read_table(hyp_lines, hyp_name, fmt, "hypothesis", cols)
     refs_k = ref_table.texts
-    hyps_k = _drop_ignored(ref_file, ref_table, {str(hyp_name): hyp_table}, report)[str(hyp_name)]
+    kept, note = drop_ignored(ref_file, ref_table, {str(hyp_name): hyp_table})
+    if note:
+        (report or _warn)(note)
+    hyps_k = kept[str(hyp_name)]
     missing = [u for u in refs_k if u not in hyps_k]
     extra = [u for u in hyps_k if u not in refs_k]
     if missing or extra:
