@@ -15,12 +15,21 @@ system (``--system NAME=PATH``), in the same ``--format`` (:func:`read_system_in
   including empty ones, and the line counts must agree;
 * ``kaldi``: ``utt_id text`` per line, joined by id in reference order; ids missing on either side
   are reported by name, never dropped;
-* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis``, joined by id.
+* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis``, joined by id;
+* ``trn``, ``stm`` (sclite), ``nemo`` (NeMo manifests), ``csv`` and ``tsv``: read by
+  :mod:`sitar.formats` (its docstring gives each id rule), joined by id. In ``nemo``, ``csv`` and
+  ``tsv``, ``--ref-column``, ``--hyp-column`` and ``--id-column`` name the fields, and
+  ``--ref-file`` alone reads both sides from one file. STM segments marked
+  ``ignore_time_segment_in_scoring`` in the reference are left out of every file and reported.
 
-Without ``--format``, files are read as ``text``, except where a Kaldi reading would parse too:
-when every line of every input file starts with a different id-like word (one holding a digit or
-``_``, as ``utt_01``), the two readings pair different texts, and :func:`resolve_format` refuses
-with an :class:`InputError` that asks for ``--format text`` or ``--format kaldi``.
+Without ``--format``: when every input file name ends in the same one of ``.trn``, ``.stm``,
+``.csv``, ``.tsv``, that is the format (names that disagree are refused). Otherwise files are read
+as ``text``, except where that reading would misread them: when every line of every input file
+starts with a different id-like word (one holding a digit or ``_``, as ``utt_01``), the text and
+Kaldi readings pair different texts; when every line of a file ends in ``(utt_id)`` or is an STM
+segment, a text reading keeps the ids in the transcripts. :func:`resolve_format` refuses these
+with an :class:`InputError` that names the ``--format`` to give. NeMo manifests are never
+detected (their ``.json`` names are shared with other JSON): give ``--format nemo``.
 
 Every file argument also accepts ``-`` (standard input, read once), ``/dev/stdin``, named pipes and
 process substitutions (``<(...)``). Files must be UTF-8 (a byte-order mark is accepted); anything
@@ -48,20 +57,38 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from sitar.errors import InputError, OutputError
+from sitar.formats import (
+    COLUMN_FORMATS,
+    EXTENSIONS,
+    IGNORE_SEGMENT,
+    Columns,
+    Table,
+    drop_ignored,
+    parse_delimited,
+    parse_nemo,
+    parse_stm,
+    parse_trn,
+    stm_like,
+    trn_like,
+)
 
 __all__ = [
     "FORMATS",
+    "Columns",
     "Pair",
+    "Report",
     "add_format_argument",
     "add_pair_input_arguments",
     "check_output_path",
     "check_text",
+    "columns_from_args",
     "open_output",
     "pairs_from_args",
     "parse_system",
@@ -70,12 +97,14 @@ __all__ = [
     "read_lines",
     "read_pairs",
     "read_system_inputs",
+    "read_table",
     "remove_stale_parts",
     "resolve_format",
 ]
 
-#: Input file formats, the same in every command (``--format``).
-FORMATS = ("text", "kaldi", "jsonl")
+#: Input file formats, the same in every command (``--format``); the ASR formats after ``jsonl``
+#: are read in :mod:`sitar.formats`.
+FORMATS = ("text", "kaldi", "jsonl", "trn", "stm", "nemo", "csv", "tsv")
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -178,18 +207,63 @@ def read_kaldi(path: str | Path) -> dict[str, str]:
     return parse_kaldi(read_lines(path), path)
 
 
+def read_table(
+    lines: Sequence[str],
+    name: str | Path,
+    file_format: str,
+    key: str,
+    columns: Columns | None = None,
+) -> Table:
+    """One side (``key``: ``reference`` or ``hypothesis``) of one input file in ``file_format``
+    (:data:`FORMATS`): ``text`` ids are 1-based line numbers (every line counts), ``kaldi`` ids
+    the first word, ``jsonl`` objects with ``id`` and ``key``; the ASR formats are read by
+    :mod:`sitar.formats` (``columns``: ``--ref-column``/``--hyp-column``/``--id-column``). STM
+    segments marked ``ignore_time_segment_in_scoring`` are in :attr:`Table.ignored`, not in the
+    texts. Every id and text must be valid Unicode (:func:`check_text`)."""
+    cols = columns or Columns()
+    if file_format == "stm":
+        table = parse_stm(lines, name)
+    else:
+        if file_format == "text":
+            texts = {str(i): line for i, line in enumerate(lines, start=1)}
+        elif file_format == "kaldi":
+            texts = parse_kaldi(lines, name)
+        elif file_format == "jsonl":
+            texts = _parse_jsonl_side(lines, name, key)
+        elif file_format == "trn":
+            texts = parse_trn(lines, name)
+        elif file_format == "nemo":
+            texts = parse_nemo(lines, name, key, cols)
+        elif file_format in ("csv", "tsv"):
+            texts = parse_delimited(lines, name, file_format, key, cols)
+        else:
+            raise InputError(
+                f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}"
+            )
+        table = Table(texts, {})
+    for utt, text in table.texts.items():
+        check_text(utt, f"{name}: id")
+        check_text(text, f"{name}: {key} of id {utt!r}")
+    return table
+
+
 def parse_table(
-    lines: Sequence[str], name: str | Path, file_format: str, key: str
+    lines: Sequence[str],
+    name: str | Path,
+    file_format: str,
+    key: str,
+    columns: Columns | None = None,
 ) -> dict[str, str]:
-    """``id -> text`` from the lines of one input file in ``file_format`` (:data:`FORMATS`):
-    ``text`` ids are 1-based line numbers (every line counts), ``kaldi`` ids the first word,
-    ``jsonl`` objects with ``id`` and ``key`` (``reference`` or ``hypothesis``)."""
-    if file_format == "text":
-        return {str(i): line for i, line in enumerate(lines, start=1)}
-    if file_format == "kaldi":
-        return parse_kaldi(lines, name)
-    if file_format != "jsonl":
-        raise InputError(f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}")
+    """``id -> text`` of :func:`read_table` (STM segments marked
+    ``ignore_time_segment_in_scoring`` are left out, with a :class:`UserWarning` that counts them;
+    :func:`read_table` lists them)."""
+    table = read_table(lines, name, file_format, key, columns)
+    if table.ignored:
+        _warn(f"{name}: {len(table.ignored)} segment(s) marked {IGNORE_SEGMENT} are left out")
+    return table.texts
+
+
+def _parse_jsonl_side(lines: Sequence[str], name: str | Path, key: str) -> dict[str, str]:
     table: dict[str, str] = {}
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
@@ -225,17 +299,49 @@ def _kaldi_like(lines: Sequence[str]) -> bool:
     return bool(firsts) and len(set(firsts)) == len(firsts)
 
 
+def _format_by_name(files: Mapping[str, Sequence[str]]) -> str | None:
+    """The format the file names give (:data:`sitar.formats.EXTENSIONS`): ``None`` when no name
+    ends in a known extension; an :class:`InputError` when the names disagree."""
+    found = {name: EXTENSIONS.get(Path(name).suffix.lower()) for name in files}
+    kinds = set(found.values())
+    if kinds == {None} or not kinds:
+        return None
+    if len(kinds) == 1:
+        return kinds.pop()
+    shown = ", ".join(f"{name} ({kind or 'no known extension'})" for name, kind in found.items())
+    raise InputError(
+        f"the file names suggest different formats: {shown}; say which with --format "
+        f"{'|'.join(FORMATS)}"
+    )
+
+
 def resolve_format(file_format: str | None, files: Mapping[str, Sequence[str]]) -> str:
-    """The format to read ``files`` (name -> lines) in: ``file_format`` when given; otherwise
-    ``text``, unless every file would also read as Kaldi ``utt_id text`` lines (each line starts
-    with a different id-like word such as ``utt_01``), where both readings parse and pair
-    different texts: that is an :class:`InputError` asking for ``--format``."""
+    """The format to read ``files`` (name -> lines) in.
+
+    ``file_format`` when given. Otherwise: the format every file name's extension names
+    (``.trn``, ``.stm``, ``.csv``, ``.tsv``; names that disagree are an :class:`InputError`);
+    else ``text``, unless a plain-text reading would misread the files, which is an
+    :class:`InputError` asking for ``--format``: every file would also read as Kaldi ``utt_id
+    text`` lines (each line starts with a different id-like word such as ``utt_01``; the two
+    readings pair different texts), or any file reads as sclite ``trn`` (every line ends in
+    ``(utt_id)``) or ``stm`` (every line a segment or a ``;;`` comment)."""
     if file_format is not None:
         if file_format not in FORMATS:
             raise InputError(
                 f"unknown format {file_format!r}; expected one of {', '.join(FORMATS)}"
             )
         return file_format
+    by_name = _format_by_name(files)
+    if by_name is not None:
+        return by_name
+    for fmt, looks_like in (("trn", trn_like), ("stm", stm_like)):
+        like = [str(n) for n, lines in files.items() if looks_like(lines)]
+        if like:
+            raise InputError(
+                f"{', '.join(like)}: every line reads as sclite {fmt}, which a plain-text reading "
+                f"(one utterance per line, the default) would keep in the transcripts; say which "
+                f"with --format {fmt} or --format text"
+            )
     if files and all(_kaldi_like(lines) for lines in files.values()):
         names = ", ".join(str(n) for n in files)
         raise InputError(
@@ -247,6 +353,23 @@ def resolve_format(file_format: str | None, files: Mapping[str, Sequence[str]]) 
     return "text"
 
 
+#: Called with a one-line notice (e.g. STM segments not scored); the CLI prints it on stderr.
+Report = Callable[[str], None]
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _check_columns(file_format: str, columns: Columns) -> None:
+    given = columns.given()
+    if given and file_format not in COLUMN_FORMATS:
+        raise InputError(
+            f"{', '.join(given)}: only for --format {', '.join(COLUMN_FORMATS)} (files with "
+            f"named fields); these files are read as {file_format}"
+        )
+
+
 def parse_system(spec: str) -> tuple[str, str]:
     """``NAME=PATH`` of ``--system`` into ``(NAME, PATH)``."""
     name, sep, path = spec.partition("=")
@@ -256,24 +379,36 @@ def parse_system(spec: str) -> tuple[str, str]:
 
 
 def read_system_inputs(
-    ref_file: str, systems: Sequence[str], file_format: str | None = None
+    ref_file: str,
+    systems: Sequence[str],
+    file_format: str | None = None,
+    columns: Columns | None = None,
+    *,
+    report: Report | None = None,
 ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """References (``id -> text``) and systems (``name -> {id -> text}``, from ``NAME=PATH``
     specs) from files in one format (``None``: see :func:`resolve_format`). Ids are not joined
-    here (:func:`sitar.diagnostics.join_by_id` does, naming missing and extra ids)."""
+    here (:func:`sitar.comparison.join_by_id` does, naming missing and extra ids). STM segments
+    the reference marks ``ignore_time_segment_in_scoring`` are left out of every file and
+    reported through ``report`` (default: a :class:`UserWarning`)."""
     specs = [parse_system(spec) for spec in systems]
     seen: set[str] = set()
     for name, _ in specs:
         if name in seen:
             raise InputError(f"system name {name!r} is given twice; names must be unique")
         seen.add(name)
+    cols = columns or Columns()
     ref_lines = read_lines(ref_file)
-    lines = {name: read_lines(path) for name, path in specs}
+    lines = {name: ref_lines if path == ref_file else read_lines(path) for name, path in specs}
     files = {ref_file: ref_lines, **{path: lines[name] for name, path in specs}}
     fmt = resolve_format(file_format, files)
-    references = parse_table(ref_lines, ref_file, fmt, "reference")
-    tables = {name: parse_table(lines[name], path, fmt, "hypothesis") for name, path in specs}
-    return references, tables
+    _check_columns(fmt, cols)
+    ref = read_table(ref_lines, ref_file, fmt, "reference", cols)
+    tables = {name: read_table(lines[name], path, fmt, "hypothesis", cols) for name, path in specs}
+    by_path, note = drop_ignored(ref_file, ref, {path: tables[name] for name, path in specs})
+    if note:
+        (report or _warn)(note)
+    return ref.texts, {name: by_path[path] for name, path in specs}
 
 
 def parse_json_line(line: str, where: str) -> object:
@@ -325,8 +460,14 @@ def read_pairs(
     hyp_file: str | Path | None = None,
     jsonl: str | Path | None = None,
     file_format: str | None = None,
+    columns: Columns | None = None,
+    report: Report | None = None,
 ) -> list[Pair]:
-    """Read pairs from exactly one input form (see the module docstring)."""
+    """Read pairs from exactly one input form (see the module docstring). In the formats whose
+    rows hold both sides (``nemo``, ``csv``, ``tsv``), ``hyp_file`` may be left out: both sides
+    come from ``ref_file``. ``report`` receives notices such as STM segments not scored
+    (default: a :class:`UserWarning`)."""
+    cols = columns or Columns()
     given = [
         name
         for name, on in (
@@ -341,16 +482,33 @@ def read_pairs(
             "give exactly one input: --ref/--hyp, --ref-file/--hyp-file or --jsonl"
             + (f" (got {' and '.join(given)})" if given else "")
         )
+    if jsonl is not None or ref is not None or hyp is not None:
+        if cols.given():
+            raise InputError(
+                f"{', '.join(cols.given())} apply to --ref-file/--hyp-file in --format "
+                f"{', '.join(COLUMN_FORMATS)}, not to {given[0]}"
+            )
     if jsonl is not None:
         return _read_jsonl(jsonl)
     if ref is not None or hyp is not None:
         if ref is None or hyp is None:
             raise InputError("--ref and --hyp must be given together")
         return [Pair("1", check_text(ref, "--ref"), check_text(hyp, "--hyp"))]
-    if ref_file is None or hyp_file is None:
+    if ref_file is None:
         raise InputError("--ref-file and --hyp-file must be given together")
-    ref_lines, hyp_lines = read_lines(ref_file), read_lines(hyp_file)
-    fmt = resolve_format(file_format, {str(ref_file): ref_lines, str(hyp_file): hyp_lines})
+    ref_lines = read_lines(ref_file)
+    if hyp_file is None or str(hyp_file) == str(ref_file):
+        hyp_name, hyp_lines = ref_file, ref_lines
+        fmt = resolve_format(file_format, {str(ref_file): ref_lines})
+        if hyp_file is None and fmt not in COLUMN_FORMATS:
+            raise InputError(
+                "--ref-file and --hyp-file must be given together (only --format "
+                f"{', '.join(COLUMN_FORMATS)} read both sides from one file)"
+            )
+    else:
+        hyp_name, hyp_lines = hyp_file, read_lines(hyp_file)
+        fmt = resolve_format(file_format, {str(ref_file): ref_lines, str(hyp_file): hyp_lines})
+    _check_columns(fmt, cols)
     if fmt == "text":
         if len(ref_lines) != len(hyp_lines):
             raise InputError(
@@ -361,34 +519,77 @@ def read_pairs(
             Pair(str(i), r, h)
             for i, (r, h) in enumerate(zip(ref_lines, hyp_lines, strict=True), start=1)
         ]
-    refs_k = parse_table(ref_lines, ref_file, fmt, "reference")
-    hyps_k = parse_table(hyp_lines, hyp_file, fmt, "hypothesis")
+    ref_table = read_table(ref_lines, ref_file, fmt, "reference", cols)
+    hyp_table = read_table(hyp_lines, hyp_name, fmt, "hypothesis", cols)
+    refs_k = ref_table.texts
+    kept, note = drop_ignored(ref_file, ref_table, {str(hyp_name): hyp_table})
+    if note:
+        (report or _warn)(note)
+    hyps_k = kept[str(hyp_name)]
     missing = [u for u in refs_k if u not in hyps_k]
     extra = [u for u in hyps_k if u not in refs_k]
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"{len(missing)} id(s) missing from {hyp_file}: {_list_ids(missing)}")
+            parts.append(f"{len(missing)} id(s) missing from {hyp_name}: {_list_ids(missing)}")
         if extra:
             parts.append(
-                f"{len(extra)} id(s) in {hyp_file} but not in {ref_file}: {_list_ids(extra)}"
+                f"{len(extra)} id(s) in {hyp_name} but not in {ref_file}: {_list_ids(extra)}"
             )
-        label = "Kaldi files" if fmt == "kaldi" else "JSONL files"
-        raise InputError(f"{label} do not match: " + "; ".join(parts))
+        raise InputError(
+            f"{_LABELS.get(fmt, fmt.upper() + ' files')} do not match: " + "; ".join(parts)
+        )
     return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
 
 
+_LABELS = {"kaldi": "Kaldi files", "jsonl": "JSONL files", "nemo": "NeMo manifests"}
+
+
 def add_format_argument(group: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """``--format``, the same in every command: the format of every input file."""
+    """``--format`` and the column options, the same in every command: the format of every
+    input file."""
     group.add_argument(
         "--format",
         dest="file_format",
         choices=FORMATS,
         default=None,
         help="format of the input files: text (one utterance per line, ids = line numbers; the "
-        "default), kaldi ('utt_id text' lines, joined by id) or jsonl (objects with id and "
-        "reference / hypothesis, joined by id). Not given: text, except that files whose every "
-        "line starts with a different id-like word (utt_01 ...) are refused as ambiguous",
+        "default), kaldi ('utt_id text' lines), jsonl (objects with id and reference / "
+        "hypothesis), trn (sclite 'text (utt_id)'), stm (sclite segments; id "
+        "waveform_channel_begin), nemo (manifest: text / pred_text, id audio_filepath), csv or "
+        "tsv (header row; columns reference, hypothesis, id); all but text are joined by id. "
+        "Not given: the files' common extension (.trn .stm .csv .tsv), else text; files that "
+        "would also read as kaldi, trn or stm are refused as ambiguous",
+    )
+    group.add_argument(
+        "--ref-column",
+        metavar="NAME",
+        default=None,
+        help="nemo/csv/tsv: the field holding the reference (default: text in nemo, reference "
+        "in csv/tsv)",
+    )
+    group.add_argument(
+        "--hyp-column",
+        metavar="NAME",
+        default=None,
+        help="nemo/csv/tsv: the field holding the hypothesis (default: pred_text in nemo, "
+        "hypothesis in csv/tsv)",
+    )
+    group.add_argument(
+        "--id-column",
+        metavar="NAME",
+        default=None,
+        help="nemo/csv/tsv: the field holding the utterance id (default: audio_filepath in nemo, "
+        "id in csv/tsv, where present; else line / row numbers)",
+    )
+
+
+def columns_from_args(args: argparse.Namespace) -> Columns:
+    """``--ref-column``, ``--hyp-column``, ``--id-column`` of a parsed command line."""
+    return Columns(
+        ref=getattr(args, "ref_column", None),
+        hyp=getattr(args, "hyp_column", None),
+        id=getattr(args, "id_column", None),
     )
 
 
@@ -407,7 +608,8 @@ def add_pair_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def pairs_from_args(args: argparse.Namespace) -> list[Pair]:
+def pairs_from_args(args: argparse.Namespace, report: Report | None = None) -> list[Pair]:
+    """The pairs of a command line's input options (:func:`add_pair_input_arguments`)."""
     return read_pairs(
         ref=args.ref,
         hyp=args.hyp,
@@ -415,6 +617,8 @@ def pairs_from_args(args: argparse.Namespace) -> list[Pair]:
         hyp_file=args.hyp_file,
         jsonl=args.jsonl,
         file_format=args.file_format,
+        columns=columns_from_args(args),
+        report=report,
     )
 
 

@@ -5,9 +5,11 @@ spellings.
 
 Flag conventions (the same meaning in every subcommand):
 
-* ``--format`` is the format of every *input* file (:data:`sitar.io.FORMATS`); ``text`` (one
-  utterance per line) is the default everywhere, and files that would also read as Kaldi are
-  refused until ``--format`` says which (:func:`sitar.io.resolve_format`);
+* ``--format`` is the format of every *input* file (:data:`sitar.io.FORMATS`); without it, the
+  files' common extension (``.trn``, ``.stm``, ``.csv``, ``.tsv``), else ``text`` (one utterance
+  per line), and files that would also read as Kaldi, trn or stm are refused until ``--format``
+  says which (:func:`sitar.io.resolve_format`); ``--ref-column``/``--hyp-column``/``--id-column``
+  name the fields of ``nemo``, ``csv`` and ``tsv`` files;
 * ``--jsonl PATH`` is one JSONL file of pairs (gaps, score, explain);
 * ``--jsonl-out`` switches the main output to JSONL (one object per line);
 * ``--json-out PATH`` writes one JSON document to PATH (``-``: standard output);

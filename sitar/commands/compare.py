@@ -5,10 +5,12 @@ A thin layer over :func:`sitar.comparison.compare`. Inputs: one reference file a
 
 * ``text`` (default): one utterance per line; ids are the 1-based line numbers;
 * ``kaldi``: ``utt_id text`` per line;
-* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis`` (systems).
+* ``jsonl``: objects with ``id`` and ``reference`` (reference file) or ``hypothesis`` (systems);
+* ``trn``, ``stm``, ``nemo``, ``csv``, ``tsv`` (:mod:`sitar.formats`): the reference file gives the
+  references and each system's file its hypotheses (``--ref-column``/``--hyp-column``).
 
-Without ``--format``, files whose every line starts with a different id-like word are refused as
-ambiguous (:func:`sitar.io.resolve_format`). Systems are joined to the references by id; missing
+Without ``--format``, the files' common extension names the format, and files that a plain reading
+would misread are refused as ambiguous (:func:`sitar.io.resolve_format`). Systems are joined to the references by id; missing
 and extra ids are reported by name. An optional ``--groups FILE`` (``utt_id group`` per line) adds
 per-group breakdowns. The output is a readable table (default; ``-o``) and/or one JSON document
 (``--json-out PATH``, ``-`` for standard output in place of the table), both with the seed and
@@ -34,6 +36,7 @@ from sitar.io import (
     _is_stdout,
     add_format_argument,
     check_output_path,
+    columns_from_args,
     input_paths,
     open_output,
     read_system_inputs,
@@ -101,7 +104,13 @@ def read_compare_inputs(
     any model is loaded, so that a bad file fails fast and names every missing or extra id."""
     from sitar.comparison import join_by_id
 
-    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
+    references, systems = read_system_inputs(
+        args.ref_file,
+        args.systems,
+        args.file_format,
+        columns_from_args(args),
+        report=lambda m: notice(args, m),
+    )
     groups = read_groups(args.groups) if args.groups else None
     join_by_id(references, systems)
     return references, systems, groups

@@ -24,6 +24,7 @@ from sitar.commands._model import (
     add_model_arguments,
     add_run_arguments,
     load_scorer,
+    notice,
     want_progress,
 )
 from sitar.io import (
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     from sitar.diagnostics import explain_many
 
     check_output_path(args.output, inputs=input_paths(args))
-    pairs = pairs_from_args(args)
+    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
     scorer = load_scorer(args)
     explanations = explain_many(
         scorer,

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from sitar._main import SingleValue
 from sitar.cgd import segment
-from sitar.commands._model import DeprecatedFlag, add_run_arguments, want_progress
+from sitar.commands._model import DeprecatedFlag, add_run_arguments, notice, want_progress
 from sitar.errors import InputError
 from sitar.gaps import Segmentation
 from sitar.io import (
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if args.show_normalized and args.normalize != "sitar":
         raise InputError("--show-normalized shows what --normalize sitar compares; add it")
     check_output_path(args.output, inputs=input_paths(args))
-    pairs = pairs_from_args(args)
+    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
     with open_output(args.output, inputs=input_paths(args)) as out:
         to_terminal = _is_stdout(args.output) and sys.stdout.isatty()
         colour = args.color == "always" or (

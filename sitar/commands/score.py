@@ -24,6 +24,7 @@ from sitar.commands._model import (
     add_model_arguments,
     add_run_arguments,
     load_scorer,
+    notice,
     want_progress,
 )
 from sitar.commands.compare import add_system_argument
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_path_args(args)
     if args.systems:
         return run_systems(args)
-    pairs = pairs_from_args(args)
+    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
     ids = [p.id for p in pairs]
     if not args.as_jsonl and not args.system_only:
         check_tsv_ids(ids)
@@ -170,7 +171,7 @@ def run_systems(args: argparse.Namespace) -> int:
     """``--ref-file R --system A=a.txt --system B=b.txt``: each system scored against the same
     references (joined by id, as in ``sitar compare``), one output with a ``system`` column."""
     from sitar.comparison import join_by_id
-    from sitar.io import read_system_inputs
+    from sitar.io import columns_from_args, read_system_inputs
 
     clashes = [
         flag
@@ -188,7 +189,13 @@ def run_systems(args: argparse.Namespace) -> int:
         )
     if args.ref_file is None:
         raise InputError("--system NAME=PATH needs --ref-file PATH (the references)")
-    references, systems = read_system_inputs(args.ref_file, args.systems, args.file_format)
+    references, systems = read_system_inputs(
+        args.ref_file,
+        args.systems,
+        args.file_format,
+        columns_from_args(args),
+        report=lambda m: notice(args, m),
+    )
     ids, joined = join_by_id(references, systems)
     refs = list(references.values())
     if not args.as_jsonl and not args.system_only:

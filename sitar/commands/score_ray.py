@@ -157,6 +157,7 @@ def reject_ray_options(args: argparse.Namespace) -> None:
 
 
 def run_ray(args: argparse.Namespace) -> int:
+    from sitar.commands._model import notice
     from sitar.integrations.ray import (
         _ray,
         check_address,
@@ -168,7 +169,7 @@ def run_ray(args: argparse.Namespace) -> int:
     from sitar.io import pairs_from_args
 
     out = _check_args(args)
-    pairs = pairs_from_args(args)
+    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
     # Everything that can fail is checked here, on the driver, with the local path's code (same
     # messages, exit 2), before Ray starts: the checkpoint, every pair, the cluster address.
     from sitar.commands._model import load_scorer

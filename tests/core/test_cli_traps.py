@@ -85,7 +85,7 @@ def test_the_auto_detection_rule():
         resolve_format(None, {"r": ["u1 a", "u2 b"], "h": ["u1 a", "u2 c"]})
     assert resolve_format("kaldi", {"r": ["the cat"]}) == "kaldi"
     with pytest.raises(InputError, match="unknown format"):
-        resolve_format("csv", {})
+        resolve_format("xml", {})
 
 
 @pytest.mark.parametrize(

@@ -305,7 +305,7 @@ def test_offline_hub_id_error_is_one_line_in_cli_terms(monkeypatch, capsys):
 def test_cli_errors_are_one_line_even_when_the_message_is_not(monkeypatch, capsys):
     import sitar.commands.gaps as gaps_cmd
 
-    def boom(args):
+    def boom(args, report=None):
         raise InputError("first line\nsecond line")
 
     monkeypatch.setattr(gaps_cmd, "pairs_from_args", boom)
