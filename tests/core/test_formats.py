@@ -19,7 +19,7 @@ from sitar.errors import InputError
 from sitar.formats import Columns
 from sitar.io import read_pairs, read_system_inputs, resolve_format
 
-TINY = Path(__file__).resolve().parent / "fixtures" / "tiny_onnx"
+TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx"
 MODEL = ["--checkpoint", str(TINY), "--variant", "fp32", "--head", "pair"]
 
 
