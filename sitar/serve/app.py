@@ -36,6 +36,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from sitar import validation
 from sitar.errors import InputError, MissingDependencyError, SitarError
 from sitar.serve.batching import (
     BatchStats,
@@ -86,40 +87,27 @@ def _starlette() -> Any:
 def check_pairs(
     references: Any, hypotheses: Any, *, max_pairs: int, max_chars: int
 ) -> tuple[list[str], list[str]]:
-    """Validate a score request's pairs: the types and messages of ``Scorer.score`` (HTTP 422),
-    then the server's limits (HTTP 413)."""
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-            raise ApiError(
-                422,
-                "invalid",
-                f"{name} must be a list of str, got {type(items).__name__}; "
-                "wrap a single pair as references=[r], hypotheses=[h]",
-            )
-    if len(references) != len(hypotheses):
-        raise ApiError(
-            422,
-            "invalid",
-            "references and hypotheses must have the same length, got "
-            f"{len(references)} references and {len(hypotheses)} hypotheses",
-        )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        for i, item in enumerate(items):
-            if not isinstance(item, str):
-                raise ApiError(
-                    422, "invalid", f"{name}[{i}] must be a str, got {type(item).__name__}"
-                )
-    if len(references) > max_pairs:
+    """Validate a score request's pairs: the one text check of ``Scorer.score``
+    (:func:`sitar.validation.check_pairs`, HTTP 422), then the server's limits (HTTP 413)."""
+    refs, hyps = _invalid_as_422(validation.check_pairs, references, hypotheses)
+    if len(refs) > max_pairs:
         raise ApiError(
             413,
             "too_large",
-            f"too many pairs in one request: got {len(references)}, the limit is {max_pairs}; "
+            f"too many pairs in one request: got {len(refs)}, the limit is {max_pairs}; "
             "split the request",
         )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
+    for name, items in (("references", refs), ("hypotheses", hyps)):
         for i, item in enumerate(items):
             _check_length(f"{name}[{i}]", item, max_chars)
-    return list(references), list(hypotheses)
+    return refs, hyps
+
+
+def _invalid_as_422(check: Any, *args: Any) -> Any:
+    try:
+        return check(*args)
+    except InputError as e:
+        raise ApiError(422, "invalid", str(e)) from e
 
 
 def _check_length(name: str, text: str, max_chars: int) -> None:
@@ -325,10 +313,7 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         authorize(request)
         body = _check_fields(await read_json(request), _EXPLAIN_FIELDS)
         for name in _EXPLAIN_FIELDS:
-            if not isinstance(body[name], str):
-                raise ApiError(
-                    422, "invalid", f"{name} must be a str, got {type(body[name]).__name__}"
-                )
+            _invalid_as_422(validation.check_text, body[name], name)
             _check_length(name, body[name], config.max_chars_per_text)
         require_ready()
         ref, hyp = body["reference"], body["hypothesis"]
@@ -365,13 +350,28 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         assert isinstance(exc, ApiError)
         return error_response(exc)
 
-    async def internal_error_handler(request: Request, exc: Exception) -> Response:
-        logger.error(
-            json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})
-        )
-        return error_response(
-            ApiError(500, "internal", f"internal error while scoring: {type(exc).__name__}")
-        )
+    def guarded(endpoint: Any) -> Any:
+        """``endpoint`` with every unexpected exception answered as JSON 500 ``internal``.
+
+        Starlette's catch-all ``Exception`` handler answers, then re-raises the error to the
+        server, which logs a traceback and drops the keep-alive connection; an error caught here
+        is an ordinary response and the connection stays usable."""
+
+        async def wrapper(request: Request) -> Response:
+            try:
+                response: Response = await endpoint(request)
+            except ApiError:
+                raise
+            except Exception as exc:
+                logger.error(
+                    json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})
+                )
+                raise ApiError(
+                    500, "internal", f"internal error while scoring: {type(exc).__name__}"
+                ) from exc
+            return response
+
+        return wrapper
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -401,14 +401,14 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         )
     app = Starlette(
         routes=[
-            Route("/v1/score", score, methods=["POST"]),
-            Route("/v1/explain", explain, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/readyz", readyz, methods=["GET"]),
-            Route("/metrics", metrics, methods=["GET"]),
+            Route("/v1/score", guarded(score), methods=["POST"]),
+            Route("/v1/explain", guarded(explain), methods=["POST"]),
+            Route("/healthz", guarded(healthz), methods=["GET"]),
+            Route("/readyz", guarded(readyz), methods=["GET"]),
+            Route("/metrics", guarded(metrics), methods=["GET"]),
         ],
         middleware=middleware,
-        exception_handlers={ApiError: api_error_handler, Exception: internal_error_handler},
+        exception_handlers={ApiError: api_error_handler},
         lifespan=lifespan,
     )
     app.state.sitar = state

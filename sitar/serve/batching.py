@@ -12,9 +12,10 @@ Why the scores do not depend on who shares a batch: ``Scorer.score`` scores each
 independently of the others (length-sorted batches, order restored; exact once the model is batch
 invariant), so the slice for a request equals ``Scorer.score`` on that request's pairs alone. The
 request's ``system_score`` is recomputed over its own slice with the scorer's aggregation (the
-macro mean). A batch that fails with an :class:`~sitar.errors.InputError` caused by one request's
-pair (a single token longer than the model's ``max_length``) is retried request by request, so one
-bad request never fails its neighbours.
+macro mean). A merged batch that fails, with any exception (an
+:class:`~sitar.errors.InputError` for a word longer than the model's ``max_length``, or anything
+unforeseen), is retried request by request, so one bad request fails alone and never its
+neighbours.
 
 Arbitrary work that needs the model (``explain``) goes through the same queue and thread with
 :meth:`MicroBatcher.call`, so there is only ever one model call at a time per process.
@@ -279,25 +280,15 @@ class MicroBatcher:
         ok = True
         try:
             result = await loop.run_in_executor(self._executor, self._score_fn, refs, hyps)
-        except InputError as e:
+        except Exception as e:
             if len(batch) == 1:
                 ok = False
                 self._fail(batch[0], e)
             else:
-                # One request's pair broke the batch: score each request on its own.
-                for job in batch:
-                    try:
-                        one = await loop.run_in_executor(
-                            self._executor, self._score_fn, job.references, job.hypotheses
-                        )
-                    except Exception as e1:
-                        self._fail(job, e1)
-                    else:
-                        self._succeed(job, one)
-        except Exception as e:
-            ok = False
-            for job in batch:
-                self._fail(job, e)
+                # The merged call failed: which request caused it is unknown (any exception, not
+                # only InputError), so score each request on its own; each gets its own result
+                # or its own error, never a neighbour's.
+                ok = await self._run_one_by_one(batch)
         else:
             start = 0
             for job in batch:
@@ -309,6 +300,23 @@ class MicroBatcher:
                 if job.state != "done":
                     self._release(job)
         self._report(BatchStats(len(refs), len(batch), "score", time.perf_counter() - t0, ok))
+
+    async def _run_one_by_one(self, batch: list[_Job]) -> bool:
+        """Score each job of a failed batch alone; True if every one succeeded."""
+        assert self._executor is not None
+        loop = asyncio.get_running_loop()
+        ok = True
+        for job in batch:
+            try:
+                one = await loop.run_in_executor(
+                    self._executor, self._score_fn, job.references, job.hypotheses
+                )
+            except Exception as e:
+                ok = False
+                self._fail(job, e)
+            else:
+                self._succeed(job, one)
+        return ok
 
     @staticmethod
     def _succeed(job: _Job, value: Any) -> None:

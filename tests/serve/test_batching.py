@@ -194,3 +194,27 @@ def test_call_runs_in_the_model_thread_in_queue_order():
 
     assert run(main()) == 42
     assert names[0].startswith("sitar-model")
+
+
+def test_any_exception_in_a_merged_batch_fails_only_its_request():
+    """Issue #30: the tokenizer's TypeError (not an InputError) failed every request batched with
+    the bad one; now any exception falls back to scoring request by request."""
+
+    def score(references, hypotheses):
+        if "POISON" in references:
+            raise TypeError("TextInputSequence must be str")
+        return fake_result(references, hypotheses)
+
+    async def main():
+        b = MicroBatcher(score, max_batch_pairs=64, max_wait_s=0.2)
+        b.start()
+        jobs = [b.score([f"r{i}"], [f"h{i}"]) for i in range(4)]
+        jobs.insert(2, b.score(["POISON"], ["x"]))
+        results = await asyncio.gather(*jobs, return_exceptions=True)
+        await b.close()
+        return results
+
+    results = run(main())
+    assert isinstance(results[2], TypeError)
+    good = results[:2] + results[3:]
+    assert good == [fake_result([f"r{i}"], [f"h{i}"]) for i in range(4)]

@@ -1,0 +1,126 @@
+"""Hostile requests to `sitar serve` (issue #30): a lone surrogate is 422 on every endpoint, an
+unforeseen scorer error is a JSON 500 that fails only its own request and keeps the connection,
+and under a 10 x 10 concurrent mix with one poisoned request per round no valid request fails."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("starlette")
+pytest.importorskip("prometheus_client")
+httpx = pytest.importorskip("httpx")
+
+from serve_helpers import Server  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+
+from sitar.serve.app import create_app  # noqa: E402
+from sitar.serve.config import ServeConfig  # noqa: E402
+
+# JSON text with an escaped lone surrogate: valid JSON, not valid Unicode.
+SURROGATE_SCORE = b'{"references": ["a \\ud800 b", "x"], "hypotheses": ["a b", "x"]}'
+SURROGATE_EXPLAIN = b'{"reference": "a", "hypothesis": "\\udfff"}'
+JSON = {"Content-Type": "application/json"}
+
+
+class _Wrapped:
+    """The tiny scorer, except that a reference "POISON" raises an unforeseen RuntimeError."""
+
+    def __init__(self, scorer):
+        self._scorer = scorer
+
+    def __getattr__(self, name):
+        return getattr(self._scorer, name)
+
+    def score(self, *, references, hypotheses, **kw):
+        if "POISON" in references:
+            raise RuntimeError("something nobody foresaw")
+        return self._scorer.score(references=references, hypotheses=hypotheses, **kw)
+
+
+@pytest.fixture(scope="module")
+def client(tiny_scorer):
+    app = create_app(ServeConfig(max_wait_ms=50.0), scorer_factory=lambda: _Wrapped(tiny_scorer))
+    with TestClient(app) as c:  # raises any exception that escapes the app
+        for _ in range(600):
+            if c.get("/readyz").status_code == 200:
+                break
+            import time
+
+            time.sleep(0.05)
+        yield c
+
+
+def test_lone_surrogate_is_422_in_process(client):
+    r = client.post("/v1/score", content=SURROGATE_SCORE, headers=JSON)
+    assert r.status_code == 422 and r.json()["error"] == "invalid"
+    assert r.json()["message"].startswith("references[0]: not valid Unicode (lone surrogate U+D800")
+    r = client.post("/v1/explain", content=SURROGATE_EXPLAIN, headers=JSON)
+    assert r.status_code == 422 and "hypothesis: not valid Unicode" in r.json()["message"]
+
+
+def test_unforeseen_error_is_json_500_for_its_request_only(client, tiny_scorer):
+    bodies = [
+        {"references": [f"call the doctor {i}"], "hypotheses": ["call a doctor"]} for i in range(6)
+    ]
+    bodies[3] = {"references": ["POISON"], "hypotheses": ["x"]}
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda b: client.post("/v1/score", json=b), bodies))
+    for k, r in enumerate(answers):
+        if k == 3:
+            assert r.status_code == 500 and r.json()["error"] == "internal"
+        else:
+            assert r.status_code == 200, r.text
+            want = tiny_scorer.score(**bodies[k]).scores
+            assert r.json()["scores"] == pytest.approx(list(want), abs=1e-6)
+
+
+def test_surrogate_on_a_real_server_keeps_the_connection(tmp_path):
+    srv = Server(tmp_path)
+    try:
+        srv.wait_ready()
+        with httpx.Client(base_url=srv.url, timeout=30) as c:  # one keep-alive connection
+            for path, body in (("/v1/score", SURROGATE_SCORE), ("/v1/explain", SURROGATE_EXPLAIN)):
+                r = c.post(path, content=body, headers=JSON)
+                assert r.status_code == 422 and r.json()["error"] == "invalid"
+            r = c.post("/v1/score", json={"references": ["a"], "hypotheses": ["b"]})
+            assert r.status_code == 200
+        _poisoned_rounds(srv)
+    finally:
+        srv.stop()
+    assert "Traceback" not in srv.log_path.read_text(encoding="utf-8")
+
+
+def _poisoned_rounds(srv, rounds=10, width=10):
+    """10 rounds of 10 concurrent requests, one of them poisoned (a lone surrogate, or a word
+    longer than the model can read, which passes validation and fails the merged batch): every valid request
+    gets 200, every poisoned one a JSON 4xx."""
+    import random
+    import string
+
+    # One word of 300 random characters is more tokens than the tiny model's max_length (64).
+    long_word = "".join(random.Random(1).choices(string.ascii_lowercase + string.digits, k=300))
+    failures, poisoned = [], []
+    with httpx.Client(base_url=srv.url, timeout=60) as c, ThreadPoolExecutor(width) as pool:
+        for k in range(rounds):
+            bodies = [
+                json.dumps({"references": [f"send the invoice {i}"], "hypotheses": ["send it"]})
+                for i in range(width)
+            ]
+            bad = k % width
+            bodies[bad] = (
+                SURROGATE_SCORE.decode()
+                if k % 2
+                else json.dumps({"references": [f"a {long_word} b"], "hypotheses": ["a b"]})
+            )
+            answers = list(pool.map(lambda b: c.post("/v1/score", content=b, headers=JSON), bodies))
+            for i, r in enumerate(answers):
+                if i == bad:
+                    poisoned.append((r.status_code, r.json()["error"]))
+                elif r.status_code != 200:
+                    failures.append((k, i, r.status_code, r.text))
+    assert failures == []
+    assert all(400 <= code < 500 for code, _ in poisoned) and len(poisoned) == rounds
