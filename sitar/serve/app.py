@@ -31,6 +31,7 @@ import json
 import logging
 import math
 import os
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -117,6 +118,30 @@ def _check_length(name: str, text: str, max_chars: int) -> None:
             "too_large",
             f"{name} has {len(text)} characters, the limit is {max_chars} per text",
         )
+
+
+#: Deepest JSON nesting a request body may have (a valid body needs 2: an object of lists). Python's
+#: parser recurses per level, so a body nested 100,000 deep would end in RecursionError (a 500).
+MAX_JSON_DEPTH = 32
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when the JSON text ``body`` nests arrays/objects more than ``limit`` levels deep.
+
+    Linear-time regex passes in C, no recursion: drop the strings, keep only the brackets, then
+    remove innermost ``[]``/``{}`` pairs ``limit`` times; brackets still nested after that are
+    deeper than the limit. A body with at most ``limit`` brackets in all is never scanned."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", body))
+    for _ in range(limit):
+        brackets, removed = _INNERMOST.subn(b"", brackets)
+        if not brackets or not removed:
+            return False  # done, or malformed (left to the parser's message)
+    return bool(brackets)
 
 
 def _check_fields(body: Any, expected: Sequence[str]) -> dict[str, Any]:
@@ -269,8 +294,17 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
             body += chunk
             if len(body) > limit:
                 raise ApiError(413, "too_large", f"request body is over the limit of {limit} bytes")
+        too_deep = f"request body is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+        data = bytes(body)
+        # The scan is linear but not free on a large hostile body: off the event loop.
+        if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and await asyncio.to_thread(
+            json_too_deep, data
+        ):
+            raise ApiError(400, "bad_request", too_deep)
         try:
-            return json.loads(bytes(body).decode("utf-8"))
+            return json.loads(data.decode("utf-8"))
+        except RecursionError as e:  # malformed and deep: json_too_deep leaves it to the parser
+            raise ApiError(400, "bad_request", too_deep) from e
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ApiError(400, "bad_request", f"request body is not valid UTF-8 JSON: {e}") from e
 

@@ -124,3 +124,28 @@ def _poisoned_rounds(srv, rounds=10, width=10):
                     failures.append((k, i, r.status_code, r.text))
     assert failures == []
     assert all(400 <= code < 500 for code, _ in poisoned) and len(poisoned) == rounds
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"references": ' + b"[" * 100_000 + b"]" * 100_000 + b', "hypotheses": []}',
+        b'{"a": ' * 50_000 + b"1" + b"}" * 50_000,
+        b"[" * 100_000,  # unclosed as well
+    ],
+)
+def test_deeply_nested_json_is_400(client, body):
+    r = client.post("/v1/score", content=body, headers=JSON)
+    assert r.status_code == 400 and r.json()["error"] == "bad_request"
+    assert "nested deeper than" in r.json()["message"] or "not valid" in r.json()["message"]
+
+
+def test_json_depth_limit_and_what_it_lets_through():
+    from sitar.serve.app import MAX_JSON_DEPTH, json_too_deep
+
+    assert not json_too_deep(b'{"references": ["[[[[[[" ], "hypotheses": ["]]]]"]}' * 20)
+    assert not json_too_deep(b"[]" * 100_000)  # wide, not deep
+    assert not json_too_deep(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH)
+    assert json_too_deep(b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1))
+    assert json_too_deep(b'["\\"[", ' + b"{}" * 0 + b"[" * 100 + b"]" * 100 + b"]")
