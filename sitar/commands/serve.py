@@ -142,6 +142,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="ORIGIN",
         help="allow this browser origin (repeatable; default: CORS off)",
     )
+    security.add_argument(
+        "--allowed-hosts",
+        metavar="HOST[,HOST...]",
+        default=None,
+        help="answer only requests whose Host header names one of these (comma-separated; '*': "
+        "any). Default: localhost, 127.0.0.1 and ::1 when there is no API key and --host is a "
+        "loopback address (against DNS rebinding), else any",
+    )
     ops = parser.add_argument_group("operations")
     ops.add_argument(
         "--no-access-log",
@@ -181,6 +189,11 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
         api_key_file=args.api_key_file,
         api_key_env=args.api_key_env,
         cors_origins=tuple(args.cors_origins),
+        allowed_hosts=(
+            None
+            if args.allowed_hosts is None
+            else tuple(h.strip() for h in args.allowed_hosts.split(","))
+        ),
         access_log=args.access_log,
         graceful_timeout_s=args.graceful_timeout_s,
     )

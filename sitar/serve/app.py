@@ -308,6 +308,17 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ApiError(400, "bad_request", f"request body is not valid UTF-8 JSON: {e}") from e
 
+    def require_json(request: Request) -> None:
+        # A browser sends text/plain or a form cross-origin without a CORS preflight; JSON it
+        # cannot send without one, so refusing every other type closes that door.
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type != "application/json":
+            raise ApiError(
+                415,
+                "unsupported_media_type",
+                f"Content-Type must be application/json, got {media_type or 'none'}",
+            )
+
     def require_ready() -> None:
         if not state.ready:
             msg = "the model is not loaded yet; retry when /readyz answers 200"
@@ -330,6 +341,7 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
 
     async def score(request: Request) -> Response:
         authorize(request)
+        require_json(request)
         body = _check_fields(await read_json(request), _SCORE_FIELDS)
         refs, hyps = check_pairs(
             body["references"],
@@ -345,6 +357,7 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
 
     async def explain(request: Request) -> Response:
         authorize(request)
+        require_json(request)
         body = _check_fields(await read_json(request), _EXPLAIN_FIELDS)
         for name in _EXPLAIN_FIELDS:
             _invalid_as_422(validation.check_text, body[name], name)
@@ -446,7 +459,49 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         lifespan=lifespan,
     )
     app.state.sitar = state
-    return _AccessLog(app, state)
+    allowed = config.effective_allowed_hosts
+    outer = app if allowed is None else _HostCheck(app, allowed, error_response)
+    return _AccessLog(outer, state)
+
+
+def host_name(header: str) -> str:
+    """The name of a ``Host`` header value, lower case, without port, brackets or final dot."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        name = value[1:].partition("]")[0]
+    elif value.count(":") == 1:
+        name = value.partition(":")[0]
+    else:
+        name = value  # a name, or a bare IPv6 address
+    return name.rstrip(".")
+
+
+class _HostCheck:
+    """ASGI middleware: requests whose ``Host`` is not an allowed name get JSON 400
+    ``invalid_host`` (DNS rebinding: a page on evil.example whose name now resolves to
+    127.0.0.1 still sends ``Host: evil.example``)."""
+
+    def __init__(self, app: Any, allowed: Sequence[str], error_response: Any) -> None:
+        self.app = app
+        self.allowed = frozenset(allowed)
+        self.error_response = error_response
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            raw = dict(scope.get("headers") or []).get(b"host", b"")
+            name = host_name(raw.decode("latin-1"))
+            if name not in self.allowed:
+                response = self.error_response(
+                    ApiError(
+                        400,
+                        "invalid_host",
+                        f"Host {name or '(none)'!r} is not served here; allowed: "
+                        f"{', '.join(sorted(self.allowed))} (--allowed-hosts)",
+                    )
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class _AccessLog:

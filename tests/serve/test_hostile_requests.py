@@ -44,7 +44,8 @@ class _Wrapped:
 @pytest.fixture(scope="module")
 def client(tiny_scorer):
     app = create_app(ServeConfig(max_wait_ms=50.0), scorer_factory=lambda: _Wrapped(tiny_scorer))
-    with TestClient(app) as c:  # raises any exception that escapes the app
+    # raises any exception that escapes the app; a loopback Host (the default allowed names)
+    with TestClient(app, base_url="http://localhost") as c:
         for _ in range(600):
             if c.get("/readyz").status_code == 200:
                 break
@@ -149,3 +150,57 @@ def test_json_depth_limit_and_what_it_lets_through():
     assert not json_too_deep(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH)
     assert json_too_deep(b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1))
     assert json_too_deep(b'["\\"[", ' + b"{}" * 0 + b"[" * 100 + b"]" * 100 + b"]")
+
+
+# -- Content-Type and Host (a browser page must not reach a keyless loopback server) --------------
+
+
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+)
+def test_non_json_content_type_is_415(client, content_type):
+    headers = {"Content-Type": content_type} if content_type else {}
+    for path, body in (("/v1/score", b'{"references": ["a"], "hypotheses": ["b"]}'),
+                       ("/v1/explain", b'{"reference": "a", "hypothesis": "b"}')):  # fmt: skip
+        r = client.post(path, content=body, headers=headers)
+        assert r.status_code == 415 and r.json()["error"] == "unsupported_media_type"
+    ok = {"Content-Type": "Application/JSON; charset=utf-8"}
+    r = client.post("/v1/score", content=b'{"references": ["a"], "hypotheses": ["b"]}', headers=ok)
+    assert r.status_code == 200
+
+
+def test_allowed_hosts_default_to_loopback_names_without_auth(client):
+    for host in ("evil.example", "rebind.attacker.test:8000", "127.0.0.2", ""):
+        r = client.get("/healthz", headers={"Host": host})
+        assert r.status_code == 400 and r.json()["error"] == "invalid_host", host
+        r = client.post("/v1/score", json={"references": ["a"], "hypotheses": ["b"]},
+                        headers={"Host": host})  # fmt: skip
+        assert r.status_code == 400
+    for host in ("localhost", "localhost:8000", "127.0.0.1:9", "[::1]:8000", "LOCALHOST."):
+        assert client.get("/healthz", headers={"Host": host}).status_code == 200, host
+
+
+def test_allowed_hosts_rule():
+    from sitar.serve.config import ServeConfig
+
+    loopback = ("localhost", "127.0.0.1", "::1")
+    assert ServeConfig().effective_allowed_hosts == loopback
+    assert ServeConfig(host="::1").effective_allowed_hosts == loopback
+    # bound beyond loopback, or with auth: no default list (names unknown / the key protects)
+    assert ServeConfig(host="0.0.0.0").effective_allowed_hosts is None
+    assert ServeConfig(api_key_env=True).effective_allowed_hosts is None
+    given = ServeConfig(host="0.0.0.0", allowed_hosts=("Scoring.Example.org",))
+    assert given.effective_allowed_hosts == ("scoring.example.org",)
+    assert ServeConfig(allowed_hosts=("*",)).effective_allowed_hosts is None
+    assert ServeConfig.from_json(given.to_json()) == given
+    with pytest.raises(Exception, match="allowed_hosts"):
+        ServeConfig(allowed_hosts=("",))
+
+
+def test_allowed_hosts_option_reaches_the_config():
+    from sitar.cli import build_parser
+    from sitar.commands.serve import build_config
+
+    args = build_parser().parse_args(["serve", "--allowed-hosts", "a.example, b.example"])
+    assert build_config(args).allowed_hosts == ("a.example", "b.example")
+    assert build_config(build_parser().parse_args(["serve"])).allowed_hosts is None

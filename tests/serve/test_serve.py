@@ -170,7 +170,9 @@ def test_validation_messages_are_the_scorers(server, body, tiny_scorer):
 def test_bad_input_statuses(server):
     def status(body=None, content=None, path="/v1/score"):
         if content is not None:
-            r = server.client.post(path, content=content, headers=AUTH)
+            r = server.client.post(
+                path, content=content, headers={**AUTH, "Content-Type": "application/json"}
+            )
         else:
             r = post(server, path, body)
         return r.status_code, r.json()
@@ -181,6 +183,10 @@ def test_bad_input_statuses(server):
     assert code == 400
     code, err = status(body=["a"])
     assert (code, err["error"]) == (422, "invalid")
+    r = server.client.post(
+        "/v1/score", content=b'{"references": [], "hypotheses": []}', headers=AUTH
+    )
+    assert (r.status_code, r.json()["error"]) == (415, "unsupported_media_type")
     code, err = status(body={"references": ["a"]})
     assert (code, err["message"]) == (422, "missing field(s) hypotheses")
     code, err = status(body={"references": ["a"], "hypotheses": ["b"], "batch_size": 4})
