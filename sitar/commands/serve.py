@@ -1,8 +1,9 @@
 """``sitar serve``: run the HTTP scoring service (extra ``serve``).
 
-Builds a :class:`~sitar.serve.config.ServeConfig` from the options, checks the checkpoint and the
-API key before anything listens (so a typo is a one-line error with exit code 2, not a worker that
-never turns ready), then runs uvicorn: in this process for ``--workers 1``, or ``N`` worker
+Builds a :class:`~sitar.serve.config.ServeConfig` from the options, checks the API key, binds the
+port (a port in use is a one-line error with exit code 2 at once, before anything slow), checks
+the checkpoint (so a typo is a one-line error with exit code 2, not a worker that never turns
+ready), then runs uvicorn on that socket: in this process for ``--workers 1``, or ``N`` worker
 processes that each load their own model session. With several workers, Prometheus samples go to
 a temporary ``PROMETHEUS_MULTIPROC_DIR`` so ``/metrics`` reports all of them. uvicorn handles
 SIGTERM and SIGINT: stop accepting, finish in-flight requests (up to ``--graceful-timeout``), then
@@ -12,8 +13,10 @@ exit.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
+import socket
 import tempfile
 from typing import TYPE_CHECKING
 
@@ -25,7 +28,7 @@ if TYPE_CHECKING:
     from sitar.options import ScorerOptions
     from sitar.serve.config import ServeConfig
 
-__all__ = ["build_config", "register", "run"]
+__all__ = ["bind_socket", "build_config", "register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -234,14 +237,13 @@ def check_scorer_options(options: ScorerOptions) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.serve.config import CONFIG_ENV, read_api_key
+    from sitar.serve.config import read_api_key
 
     for package in ("uvicorn", "starlette", "prometheus_client"):
         try:
             __import__(package)
         except ImportError as e:
             raise MissingDependencyError(package, "sitar serve", "serve") from e
-    import uvicorn
 
     config = build_config(args)
     if config.workers > 1 and config.scorer.threads is None and config.scorer.backend == "onnx":
@@ -251,15 +253,47 @@ def run(args: argparse.Namespace) -> int:
         threads = max(1, (os.cpu_count() or 1) // config.workers)
         config = dataclasses.replace(config, scorer=config.scorer.replace(threads=threads))
     read_api_key(config)  # fail now on a missing or empty key, not in every worker
-    check_scorer_options(config.scorer)
+    # Bind before anything slow (checkpoint checks, model loading): a port in use is a one-line
+    # error at once, not after the model has loaded.
+    sock = bind_socket(config.host, config.port)
+    try:
+        check_scorer_options(config.scorer)
+        return _serve(config, sock, args.log_level)
+    finally:
+        sock.close()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``(host, port)`` as uvicorn binds it (``SO_REUSEADDR``, inheritable
+    for worker processes); an address in use or not ours is an :class:`InputError`."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise InputError(f"cannot listen on {host}:{port}: {e.strerror}; check --host") from e
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        reason = "the port is in use" if e.errno == errno.EADDRINUSE else e.strerror
+        raise InputError(
+            f"cannot listen on {host}:{port}: {reason}; choose another --port or --host"
+        ) from e
+    sock.set_inheritable(True)
+    return sock
+
+
+def _serve(config: ServeConfig, sock: socket.socket, log_level: str) -> int:
+    import uvicorn
 
     from sitar.serve.app import configure_logging
+    from sitar.serve.config import CONFIG_ENV
 
-    configure_logging(args.log_level)
+    configure_logging(log_level)
     common = {
-        "host": config.host,
-        "port": config.port,
-        "log_level": args.log_level,
+        "log_level": log_level,
         "access_log": False,  # ours is structured (sitar.serve.access)
         "server_header": False,
         "timeout_graceful_shutdown": max(1, round(config.graceful_timeout_s)),
@@ -268,14 +302,20 @@ def run(args: argparse.Namespace) -> int:
     if config.workers == 1:
         from sitar.serve.app import create_app
 
-        uvicorn.run(create_app(config), **common)
-        return 0
+        server = uvicorn.Server(uvicorn.Config(create_app(config), **common))
+        server.run(sockets=[sock])
+        return 0 if server.started else 1
+    from uvicorn.supervisors import Multiprocess
+
     metrics_dir = tempfile.mkdtemp(prefix="sitar-serve-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     os.environ[CONFIG_ENV] = config.to_json()
-    os.environ["SITAR_SERVE_LOG_LEVEL"] = args.log_level
+    os.environ["SITAR_SERVE_LOG_LEVEL"] = log_level
     try:
-        uvicorn.run("sitar.serve.app:app_from_env", factory=True, workers=config.workers, **common)
+        uv_config = uvicorn.Config(
+            "sitar.serve.app:app_from_env", factory=True, workers=config.workers, **common
+        )
+        Multiprocess(uv_config, sockets=[sock]).run()
     finally:
         shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0

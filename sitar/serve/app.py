@@ -11,10 +11,13 @@ Endpoints:
   before), ``GET /metrics`` (Prometheus text).
 
 Errors are JSON ``{"error": KIND, "message": TEXT}`` with the HTTP status of their kind:
-400 ``bad_request`` (body is not JSON), 413 ``too_large`` (body, pair count or text length over a
-limit), 422 ``invalid`` (wrong fields or types: the messages of ``Scorer.score``), 401
-``unauthorized``, 503 ``queue_full`` (with ``Retry-After``), ``timeout``, ``not_ready`` or
-``shutting_down``, 500 ``internal``. The model is loaded in the worker's model thread after the
+400 ``bad_request`` (body is not JSON, or nested deeper than :data:`MAX_JSON_DEPTH`), 400
+``invalid_host`` (``Host`` not allowed, :attr:`ServeConfig.effective_allowed_hosts`), 415
+``unsupported_media_type`` (a POST that is not ``application/json``), 413 ``too_large`` (body,
+pair count or text length over a limit), 422 ``invalid`` (wrong fields, types or invalid Unicode:
+the one text check of ``Scorer.score``, :mod:`sitar.validation`), 401 ``unauthorized``, 503
+``queue_full`` (with ``Retry-After``), ``timeout``, ``not_ready`` or ``shutting_down``, 500
+``internal`` (an unforeseen error, answered by the endpoint itself so the connection stays open). The model is loaded in the worker's model thread after the
 server starts, so ``/healthz`` answers at once and ``/readyz`` turns 200 only after a warm-up call.
 
 Auth is optional: with a key configured, ``/v1/*`` and ``/metrics`` need ``Authorization: Bearer

@@ -204,3 +204,25 @@ def test_allowed_hosts_option_reaches_the_config():
     args = build_parser().parse_args(["serve", "--allowed-hosts", "a.example, b.example"])
     assert build_config(args).allowed_hosts == ("a.example", "b.example")
     assert build_config(build_parser().parse_args(["serve"])).allowed_hosts is None
+
+
+def test_port_in_use_fails_at_once_before_the_checkpoint_is_read(tmp_path, capsys, monkeypatch):
+    """Issue #30: the port is bound before anything slow (the checkpoint is not even opened: a
+    missing one would be the error otherwise), exit 2 with a one-line message."""
+    import socket
+    import time
+
+    from sitar.cli import main
+
+    monkeypatch.delenv("SITAR_API_KEY", raising=False)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        t0 = time.monotonic()
+        code = main(["serve", "--checkpoint", str(tmp_path / "missing"), "--port", str(port)])
+        seconds = time.monotonic() - t0
+    err = capsys.readouterr().err
+    assert code == 2 and seconds < 5
+    assert len(err.strip().splitlines()) == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "in use" in err

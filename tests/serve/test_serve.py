@@ -323,7 +323,7 @@ def test_bad_startup_options_fail_fast(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("SITAR_API_KEY", raising=False)
 
     def err(*args, checkpoint=str(TINY)):
-        assert main(["serve", "--checkpoint", checkpoint, "--port", "1", *args]) == 2
+        assert main(["serve", "--checkpoint", checkpoint, "--port", "0", *args]) == 2
         return capsys.readouterr().err
 
     empty = tmp_path / "empty.key"
@@ -377,5 +377,5 @@ def test_serve_takes_every_scorer_option(capsys, monkeypatch):
         3,
     )
     monkeypatch.delenv("SITAR_API_KEY", raising=False)
-    assert main(["serve", "--checkpoint", str(TINY), "--head", "gaps", "--port", "1"]) == 2
+    assert main(["serve", "--checkpoint", str(TINY), "--head", "gaps", "--port", "0"]) == 2
     assert "has no gap head" in capsys.readouterr().err
