@@ -18,7 +18,7 @@ import os
 import shutil
 import socket
 import tempfile
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitar._main import Overridable
 from sitar.errors import InputError, MissingDependencyError
@@ -292,7 +292,7 @@ def _serve(config: ServeConfig, sock: socket.socket, log_level: str) -> int:
     from sitar.serve.config import CONFIG_ENV
 
     configure_logging(log_level)
-    common = {
+    common: dict[str, Any] = {
         "log_level": log_level,
         "access_log": False,  # ours is structured (sitar.serve.access)
         "server_header": False,
