@@ -84,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=64,
         metavar="N",
-        help="most pairs merged into one model call (default 64)",
+        help="most cost units (a pair: one per 256 characters) merged into one model call "
+        "(default 64)",
     )
     batching.add_argument(
         "--max-wait-ms",
@@ -98,7 +99,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=1024,
         metavar="N",
-        help="pairs admitted and unanswered before 503 queue_full (default 1024)",
+        help="cost units (a pair: one per 256 characters) admitted and unanswered before 503 "
+        "queue_full; a request costing more is 413 (default 1024)",
     )
     limits = parser.add_argument_group("limits")
     limits.add_argument(

@@ -47,7 +47,9 @@ from sitar.serve.batching import (
     MicroBatcher,
     QueueFullError,
     RequestTimeoutError,
+    RequestTooLargeError,
     ShuttingDownError,
+    pair_cost,
 )
 from sitar.serve.config import CONFIG_ENV, ServeConfig, read_api_key
 
@@ -338,6 +340,8 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
             raise ApiError(503, "timeout", str(e)) from e
         except ShuttingDownError as e:
             raise ApiError(503, "shutting_down", str(e)) from e
+        except RequestTooLargeError as e:
+            raise ApiError(413, "too_large", str(e)) from e
         except InputError as e:
             # From inside the scorer (e.g. a token longer than the model's max_length).
             raise ApiError(422, "invalid", str(e)) from e
@@ -371,6 +375,7 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         explanation = await run_queued(
             state.batcher.call(
                 lambda: state.scorer.explain(ref, hyp, batch_size=config.batch_size),
+                cost=pair_cost(ref, hyp),
                 timeout=config.request_timeout_s,
             )
         )

@@ -3,10 +3,15 @@
 Requests (each a few pairs) enter a bounded queue; one loop collects them into a batch until it
 holds ``max_batch_pairs`` pairs or the oldest request has waited ``max_wait_s``, scores the batch
 with **one** ``Scorer.score`` call in the single model thread, and hands every request its own
-slice of the result. Admission is bounded in pairs (``max_queue_pairs`` admitted and not yet
-answered, whether waiting or being scored): a request that does not fit is refused at once with
-:class:`QueueFullError`, never parked. A request that is not answered within its timeout gets
-:class:`RequestTimeoutError`; if it was still waiting it leaves the queue and is never scored.
+slice of the result. Admission and batches are bounded by cost, not by pair count: a pair costs one
+unit per started :data:`CHARS_PER_UNIT` characters of its two texts (:func:`pair_cost`; a short
+pair is 1, two 4,096-character texts are 32); ``max_batch_pairs`` and ``max_queue_pairs`` (admitted
+and not yet answered, whether waiting or being scored) count these units. A request that does not
+fit in the queue now is refused at once with :class:`QueueFullError`, never parked; one that costs
+more than the whole queue could never fit and gets :class:`RequestTooLargeError`. A request that is not answered within its timeout gets
+:class:`RequestTimeoutError`; if it was still waiting it leaves the queue and is never scored,
+and if its batch was running it is not scored again when that batch falls back to scoring
+request by request.
 
 Why the scores do not depend on who shares a batch: ``Scorer.score`` scores each pair
 independently of the others (length-sorted batches, order restored; exact once the model is batch
@@ -40,7 +45,9 @@ __all__ = [
     "MicroBatcher",
     "QueueFullError",
     "RequestTimeoutError",
+    "RequestTooLargeError",
     "ShuttingDownError",
+    "pair_cost",
     "slice_result",
 ]
 
@@ -55,6 +62,21 @@ class RequestTimeoutError(SitarError):
 
 class ShuttingDownError(SitarError):
     """The server is draining and admits no new work (HTTP 503)."""
+
+
+class RequestTooLargeError(SitarError):
+    """The request costs more than the whole queue may hold: it can never be admitted (HTTP 413)."""
+
+
+#: Characters per cost unit: a pair costs one unit per started CHARS_PER_UNIT characters of its
+#: two texts (about 64 tokens), so the queue and the batches are bounded by the work the model
+#: does (tokens), not by a pair count that says nothing of the texts' lengths.
+CHARS_PER_UNIT = 256
+
+
+def pair_cost(reference: str, hypothesis: str) -> int:
+    """Cost units of one pair: ``max(1, ceil((len(reference) + len(hypothesis)) / 256))``."""
+    return max(1, -(-(len(reference) + len(hypothesis)) // CHARS_PER_UNIT))
 
 
 @dataclass(frozen=True)
@@ -94,6 +116,7 @@ class _Job:
     hypotheses: list[str] = field(default_factory=list)
     fn: Callable[[], Any] | None = None
     state: str = "queued"  # queued -> running -> done
+    abandoned: bool = False  # its waiter timed out or was cancelled: no more work for it
 
 
 class MicroBatcher:
@@ -167,7 +190,7 @@ class MicroBatcher:
         """``ScoreResult`` of these pairs, scored together with whatever else is queued."""
         job = _Job(
             "score",
-            max(len(references), 1),
+            max(sum(pair_cost(r, h) for r, h in zip(references, hypotheses, strict=True)), 1),
             asyncio.get_running_loop().create_future(),
             list(references),
             list(hypotheses),
@@ -186,10 +209,17 @@ class MicroBatcher:
             raise ShuttingDownError("the server is shutting down and admits no new requests")
         if self._task is None or self._wakeup is None:
             raise RuntimeError("MicroBatcher.start() was not called")
+        if job.n > self.max_queue_pairs:
+            raise RequestTooLargeError(
+                f"the request costs {job.n} units, more than the {self.max_queue_pairs} the queue "
+                f"may hold (a pair costs one unit per {CHARS_PER_UNIT} characters of its texts); "
+                "split it into smaller requests"
+            )
         if self._admitted + job.n > self.max_queue_pairs:
             raise QueueFullError(
                 f"the scoring queue is full ({self._admitted} of {self.max_queue_pairs} pairs "
-                f"admitted, this request needs {job.n}); retry later"
+                f"admitted, this request needs {job.n}; a pair counts one per {CHARS_PER_UNIT} "
+                "characters); retry later"
             )
         self._admitted += job.n
         self._pending.append(job)
@@ -203,6 +233,8 @@ class MicroBatcher:
                 "or the request is too large"
             ) from e
         finally:
+            if not job.future.done():
+                job.abandoned = True
             if job.state == "queued":
                 # Timed out or cancelled while waiting: leave the queue, never score it.
                 self._pending.remove(job)
@@ -307,6 +339,8 @@ class MicroBatcher:
         loop = asyncio.get_running_loop()
         ok = True
         for job in batch:
+            if job.abandoned:
+                continue  # nobody waits for it: do not spend the model thread on it
             try:
                 one = await loop.run_in_executor(
                     self._executor, self._score_fn, job.references, job.hypotheses

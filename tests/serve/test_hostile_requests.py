@@ -226,3 +226,19 @@ def test_port_in_use_fails_at_once_before_the_checkpoint_is_read(tmp_path, capsy
     assert code == 2 and seconds < 5
     assert len(err.strip().splitlines()) == 1
     assert f"cannot listen on 127.0.0.1:{port}" in err and "in use" in err
+
+
+def test_heavy_request_is_refused_by_cost_and_the_next_is_answered(client):
+    """256 pairs of two 4,096-character texts: within the pair and character limits, but 8,192
+    cost units against a queue of 1,024: 413 at once, and a 1-pair request right after is
+    answered (before: 503 timeout after 30 s, the model thread busy for ~140 s)."""
+    import time
+
+    text = ("please send the invoice on friday " * 121)[:4096]
+    heavy = {"references": [text] * 256, "hypotheses": [text[::-1]] * 256}
+    t0 = time.monotonic()
+    r = client.post("/v1/score", json=heavy)
+    assert r.status_code == 413 and r.json()["error"] == "too_large"
+    assert "costs 8192 units" in r.json()["message"]
+    r = client.post("/v1/score", json={"references": ["a b"], "hypotheses": ["a c"]})
+    assert r.status_code == 200 and time.monotonic() - t0 < 5
