@@ -171,6 +171,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="on SIGTERM, wait at most S seconds for open requests",
     )
     ops.add_argument(
+        "--header-timeout",
+        dest="header_timeout_s",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="close a connection whose request headers are not complete S seconds after it "
+        "opened or the request started (against slowloris; default 10)",
+    )
+    ops.add_argument(
         "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
     )
     parser.set_defaults(func=run)
@@ -201,6 +210,7 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
         ),
         access_log=args.access_log,
         graceful_timeout_s=args.graceful_timeout_s,
+        header_timeout_s=args.header_timeout_s,
     )
 
 
@@ -292,9 +302,12 @@ def _serve(config: ServeConfig, sock: socket.socket, log_level: str) -> int:
 
     from sitar.serve.app import configure_logging
     from sitar.serve.config import CONFIG_ENV
+    from sitar.serve.protocol import HeaderTimeoutH11Protocol
 
     configure_logging(log_level)
+    HeaderTimeoutH11Protocol.header_timeout_s = config.header_timeout_s
     common: dict[str, Any] = {
+        "http": HeaderTimeoutH11Protocol,
         "log_level": log_level,
         "access_log": False,  # ours is structured (sitar.serve.access)
         "server_header": False,

@@ -592,4 +592,8 @@ def app_from_env() -> Any:
         raise InputError(f"{CONFIG_ENV} is not set; start the server with `sitar serve`")
     config = ServeConfig.from_json(text)
     configure_logging(os.environ.get("SITAR_SERVE_LOG_LEVEL", "info"))
+    from sitar.serve.protocol import HeaderTimeoutH11Protocol
+
+    # This worker's connections (the app is loaded before the worker starts serving).
+    HeaderTimeoutH11Protocol.header_timeout_s = config.header_timeout_s
     return create_app(config)

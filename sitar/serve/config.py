@@ -59,6 +59,7 @@ class ServeConfig:
     # operations
     access_log: bool = True
     graceful_timeout_s: float = 30.0
+    header_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
         positive_ints = ("batch_size", "workers", "max_batch_pairs", "max_queue_pairs")
@@ -66,7 +67,7 @@ class ServeConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("request_timeout_s", "graceful_timeout_s"):
+        for name in ("request_timeout_s", "graceful_timeout_s", "header_timeout_s"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not value > 0:
                 raise InputError(f"{name} must be a positive number of seconds, got {value!r}")

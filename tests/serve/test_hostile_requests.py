@@ -242,3 +242,43 @@ def test_heavy_request_is_refused_by_cost_and_the_next_is_answered(client):
     assert "costs 8192 units" in r.json()["message"]
     r = client.post("/v1/score", json={"references": ["a b"], "hypotheses": ["a c"]})
     assert r.status_code == 200 and time.monotonic() - t0 < 5
+
+
+def test_slowloris_connections_are_closed_at_the_header_deadline(tmp_path):
+    """Issue #30: sockets that send their headers a byte at a time stayed open past 40 s. With
+    --header-timeout 2, every one is closed within the deadline, and the server still answers."""
+    import socket
+    import time
+
+    srv = Server(tmp_path, "--header-timeout", "2")
+    try:
+        srv.wait_ready()
+        socks = []
+        for _ in range(20):
+            s = socket.create_connection(("127.0.0.1", srv.port))
+            s.sendall(b"POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            socks.append(s)
+        t0 = time.monotonic()
+        open_socks = list(socks)
+        while open_socks and time.monotonic() - t0 < 8:
+            still = []
+            for s in open_socks:
+                try:
+                    s.sendall(b"X")  # one more header byte
+                    s.settimeout(0.01)
+                    if s.recv(1) == b"":
+                        continue  # closed by the server
+                except (BlockingIOError, TimeoutError):
+                    pass
+                except OSError:
+                    continue  # reset by the server
+                still.append(s)
+            open_socks = still
+            time.sleep(0.3)
+        assert open_socks == [], f"{len(open_socks)} slow connections still open after 8 s"
+        r = srv.client.post("/v1/score", json={"references": ["a"], "hypotheses": ["b"]})
+        assert r.status_code == 200
+    finally:
+        for s in socks:
+            s.close()
+        srv.stop()
