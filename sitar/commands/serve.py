@@ -16,6 +16,7 @@ import argparse
 import errno
 import os
 import shutil
+import signal
 import socket
 import tempfile
 from typing import TYPE_CHECKING, Any
@@ -318,7 +319,13 @@ def _serve(config: ServeConfig, sock: socket.socket, log_level: str) -> int:
         from sitar.serve.app import create_app
 
         server = uvicorn.Server(uvicorn.Config(create_app(config), **common))
-        server.run(sockets=[sock])
+        # uvicorn re-raises a captured SIGTERM once it has drained, through the handler it found
+        # installed; with this one that is a no-op, and a drained server exits 0 (not 143).
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+        try:
+            server.run(sockets=[sock])
+        finally:
+            signal.signal(signal.SIGTERM, previous)
         return 0 if server.started else 1
     from uvicorn.supervisors import Multiprocess
 

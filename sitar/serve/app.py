@@ -417,6 +417,16 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
                 response: Response = await endpoint(request)
             except ApiError:
                 raise
+            except asyncio.CancelledError as exc:
+                # uvicorn cancels what is still running when --graceful-timeout expires (it never
+                # cancels a request for a client's disconnect): answer it, as JSON, not with
+                # uvicorn's text/plain 500 and a traceback.
+                raise ApiError(
+                    503,
+                    "shutting_down",
+                    "the server is shutting down and could not finish this request within its "
+                    "grace period; retry",
+                ) from exc
             except Exception as exc:
                 logger.error(
                     json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})

@@ -282,3 +282,37 @@ def test_slowloris_connections_are_closed_at_the_header_deadline(tmp_path):
         for s in socks:
             s.close()
         srv.stop()
+
+
+def test_sigterm_past_the_grace_period_answers_json_503_and_exits_0(tmp_path):
+    """Issue #30: a request still running when --graceful-timeout expired got a text/plain 500
+    and a CancelledError traceback, and the exit status was 143. Now: JSON 503 shutting_down,
+    exit 0 within the grace period."""
+    import signal
+    import threading
+    import time
+
+    srv = Server(tmp_path, "--max-wait-ms", "4000", "--graceful-timeout", "1")
+    answers = {}
+    try:
+        srv.wait_ready()
+
+        def in_flight():
+            with httpx.Client(base_url=srv.url, timeout=30) as c:
+                answers["r"] = c.post("/v1/score", json={"references": ["a"], "hypotheses": ["b"]})
+
+        t = threading.Thread(target=in_flight)
+        t.start()
+        time.sleep(0.5)  # admitted, waiting 4 s for more pairs
+        t0 = time.monotonic()
+        srv.proc.send_signal(signal.SIGTERM)
+        code = srv.proc.wait(20)
+        seconds = time.monotonic() - t0
+        t.join(20)
+    finally:
+        srv.stop()
+    r = answers["r"]
+    assert r.status_code == 503 and r.json()["error"] == "shutting_down"
+    assert code == 0 and seconds < 3.5
+    log = srv.log_path.read_text(encoding="utf-8")
+    assert "CancelledError" not in log and "Traceback" not in log

@@ -308,10 +308,9 @@ def test_queue_full_then_graceful_shutdown_with_request_in_flight(slow_server, t
     assert first.status_code == 200
     want = tiny_scorer.score(references=refs, hypotheses=hyps)
     np.testing.assert_allclose(first.json()["scores"], want.scores, atol=1e-6)
-    # uvicorn re-raises the captured SIGTERM once shutdown is complete, and `sitar` maps it to
-    # 143 (128 + SIGTERM, "terminated by SIGTERM", as supervisors expect); the log shows the
+    # A drained server exits 0 (uvicorn's re-raised SIGTERM is a no-op); the log shows the
     # drain ran to its end.
-    assert srv.proc.wait(30) in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
+    assert srv.proc.wait(30) == 0
     log = srv.log()
     assert '"event": "stopped"' in log
 
