@@ -85,8 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=64,
         metavar="N",
-        help="most cost units (a pair: one per 256 characters) merged into one model call "
-        "(default 64)",
+        help="most pairs merged into one model call (default 64)",
     )
     batching.add_argument(
         "--max-wait-ms",

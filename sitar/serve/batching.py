@@ -3,15 +3,16 @@
 Requests (each a few pairs) enter a bounded queue; one loop collects them into a batch until it
 holds ``max_batch_pairs`` pairs or the oldest request has waited ``max_wait_s``, scores the batch
 with **one** ``Scorer.score`` call in the single model thread, and hands every request its own
-slice of the result. Admission and batches are bounded by cost, not by pair count: a pair costs one
-unit per started :data:`CHARS_PER_UNIT` characters of its two texts (:func:`pair_cost`; a short
-pair is 1, two 4,096-character texts are 32); ``max_batch_pairs`` and ``max_queue_pairs`` (admitted
-and not yet answered, whether waiting or being scored) count these units. A request that does not
-fit in the queue now is refused at once with :class:`QueueFullError`, never parked; one that costs
-more than the whole queue could never fit and gets :class:`RequestTooLargeError`. A request that is not answered within its timeout gets
-:class:`RequestTimeoutError`; if it was still waiting it leaves the queue and is never scored,
-and if its batch was running it is not scored again when that batch falls back to scoring
-request by request.
+slice of the result. Admission is bounded by cost, not by pair count: a pair costs one unit per
+started :data:`CHARS_PER_UNIT` characters of its two texts (:func:`pair_cost`; a short pair is 1,
+two 4,096-character texts are 32); ``max_queue_pairs`` (admitted and not yet answered, whether
+waiting or being scored) counts these units, while ``max_batch_pairs`` still counts the pairs of
+one model call (so batches of ordinary pairs are as large as before). A request that does not fit
+in the queue now is refused at once with :class:`QueueFullError`, never parked; one that costs more
+than the whole queue could never fit and gets :class:`RequestTooLargeError`. A request that is not
+answered within its timeout gets :class:`RequestTimeoutError`; if it was still waiting it leaves
+the queue and is never scored, and if its batch was running it is not scored again when that batch
+falls back to scoring request by request.
 
 Why the scores do not depend on who shares a batch: ``Scorer.score`` scores each pair
 independently of the others (length-sorted batches, order restored; exact once the model is batch
@@ -110,12 +111,13 @@ def slice_result(result: Any, start: int, stop: int) -> Any:
 @dataclass(eq=False)
 class _Job:
     kind: str  # "score" or "call"
-    n: int  # pairs (queue cost)
+    n: int  # queue cost in units (pair_cost)
     future: asyncio.Future[Any]
     references: list[str] = field(default_factory=list)
     hypotheses: list[str] = field(default_factory=list)
     fn: Callable[[], Any] | None = None
     state: str = "queued"  # queued -> running -> done
+    pairs: int = 1  # pairs, for the batch limit
     abandoned: bool = False  # its waiter timed out or was cancelled: no more work for it
 
 
@@ -194,6 +196,7 @@ class MicroBatcher:
             asyncio.get_running_loop().create_future(),
             list(references),
             list(hypotheses),
+            pairs=max(len(references), 1),
         )
         return await self._submit(job, timeout)
 
@@ -262,18 +265,19 @@ class MicroBatcher:
             if first.kind == "call":
                 await self._run_call(first)
                 continue
-            batch, n = [first], first.n
+            # Batches are bounded in pairs (the model's batch), admission in cost units.
+            batch, n = [first], first.pairs
             deadline = loop.time() + self.max_wait_s
             while n < self.max_batch_pairs:
                 while (
                     self._pending
                     and self._pending[0].kind == "score"
-                    and n + self._pending[0].n <= self.max_batch_pairs
+                    and n + self._pending[0].pairs <= self.max_batch_pairs
                 ):
                     job = self._pending.popleft()
                     job.state = "running"
                     batch.append(job)
-                    n += job.n
+                    n += job.pairs
                 if n >= self.max_batch_pairs or self._pending or self._closing:
                     break  # full, or the next job does not fit / is not a score job, or draining
                 remaining = deadline - loop.time()
