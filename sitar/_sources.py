@@ -18,6 +18,7 @@ import numpy as np
 
 from sitar.errors import InputError
 from sitar.targets import MAX_SCORE, T2_BAND_RAW
+from sitar.validation import check_texts
 
 __all__ = ["MEANING_CRITICAL_THRESHOLD", "PredictFn", "meaning_critical_rate"]
 
@@ -117,15 +118,7 @@ def _score(
 
 
 def _check_texts(name: str, items: Any) -> list[str]:
-    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-        raise InputError(
-            f"{name} must be a list of str, got {type(items).__name__}; wrap a single pair as "
-            f"{name}=[text]"
-        )
-    for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise InputError(f"{name}[{i}] must be a str, got {type(item).__name__}")
-    return list(items)
+    return check_texts(name, items)  # the one text check (sitar.validation)
 
 
 # -- the meaning-critical rate ---------------------------------------------------------------------

@@ -41,6 +41,7 @@ from sitar._sources import (
 )
 from sitar.errors import InputError
 from sitar.targets import MAX_SCORE, normalize_score, score_from_tiers
+from sitar.validation import check_text
 
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
@@ -433,9 +434,8 @@ def explain(
 ) -> Explanation:
     """Explain one pair: its score and each gap's severity (see :func:`explain_many` for the
     ``method``: the gap head's same-pass tiers, or single-gap rescoring)."""
-    for name, value in (("reference", reference), ("hypothesis", hypothesis)):
-        if not isinstance(value, str):
-            raise InputError(f"{name} must be a str, got {type(value).__name__}")
+    check_text(reference, "reference")
+    check_text(hypothesis, "hypothesis")
     return explain_many(
         source,
         references=[reference],

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
+from sitar.validation import check_pairs
 
 __all__ = [
     "GAP_INPUTS",
@@ -204,18 +205,7 @@ def _word_limit(tokenizer: Any) -> tuple[int | None, int]:
 
 
 def _check_pairs(references: Sequence[str], hypotheses: Sequence[str]) -> None:
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        if isinstance(items, (str, bytes)):
-            raise InputError(f"{name} must be a list of strings, not a single string")
-    if len(references) != len(hypotheses):
-        raise InputError(
-            f"references and hypotheses must have the same length, got {len(references)} "
-            f"references and {len(hypotheses)} hypotheses"
-        )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        for i, item in enumerate(items):
-            if not isinstance(item, str):
-                raise InputError(f"{name}[{i}] must be a str, got {type(item).__name__}")
+    check_pairs(references, hypotheses)  # the one text check (sitar.validation)
 
 
 class PairEncoder:

@@ -78,6 +78,7 @@ from sitar.formats import (
     stm_like,
     trn_like,
 )
+from sitar.validation import check_text  # the one text check, re-exported
 
 __all__ = [
     "FORMATS",
@@ -144,18 +145,6 @@ def read_bytes(path: str | Path) -> tuple[bytes, str]:
         raise InputError(f"{p}: permission denied") from e
     except OSError as e:
         raise InputError(f"cannot read {p}: {e.strerror or e}") from e
-
-
-def check_text(text: str, where: str) -> str:
-    """``text`` if it is valid Unicode (encodable as UTF-8); a lone surrogate is an InputError."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InputError(
-            f"{where}: not valid Unicode (lone surrogate U+{ord(text[e.start]):04X} at character "
-            f"{e.start}); fix the text or its encoding"
-        ) from e
-    return text
 
 
 def read_lines(path: str | Path) -> list[str]:

@@ -55,6 +55,7 @@ from sitar.options import HEADS, ScorerOptions, default_normalization
 from sitar.result import AGGREGATION, ScoreResult, system_score
 from sitar.swer import SWER_DEFAULT, pair_length, pair_swer
 from sitar.targets import normalize_score
+from sitar.validation import check_pairs
 from sitar.windows import Spans, Windower, marked_item, norms, window_item
 
 if TYPE_CHECKING:
@@ -773,19 +774,5 @@ def _progress_bar(total: int, label: bool | str = True) -> Any:
 def _check_inputs(
     references: Sequence[str], hypotheses: Sequence[str]
 ) -> tuple[list[str], list[str]]:
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-            raise InputError(
-                f"{name} must be a list of str, got {type(items).__name__}; "
-                "wrap a single pair as references=[r], hypotheses=[h]"
-            )
-    if len(references) != len(hypotheses):
-        raise InputError(
-            "references and hypotheses must have the same length, got "
-            f"{len(references)} references and {len(hypotheses)} hypotheses"
-        )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        for i, item in enumerate(items):
-            if not isinstance(item, str):
-                raise InputError(f"{name}[{i}] must be a str, got {type(item).__name__}")
-    return list(references), list(hypotheses)
+    # The one text check (sitar.validation), shared with the CLI and `sitar serve`.
+    return check_pairs(references, hypotheses)

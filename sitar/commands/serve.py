@@ -1,8 +1,9 @@
 """``sitar serve``: run the HTTP scoring service (extra ``serve``).
 
-Builds a :class:`~sitar.serve.config.ServeConfig` from the options, checks the checkpoint and the
-API key before anything listens (so a typo is a one-line error with exit code 2, not a worker that
-never turns ready), then runs uvicorn: in this process for ``--workers 1``, or ``N`` worker
+Builds a :class:`~sitar.serve.config.ServeConfig` from the options, checks the API key, binds the
+port (a port in use is a one-line error with exit code 2 at once, before anything slow), checks
+the checkpoint (so a typo is a one-line error with exit code 2, not a worker that never turns
+ready), then runs uvicorn on that socket: in this process for ``--workers 1``, or ``N`` worker
 processes that each load their own model session. With several workers, Prometheus samples go to
 a temporary ``PROMETHEUS_MULTIPROC_DIR`` so ``/metrics`` reports all of them. uvicorn handles
 SIGTERM and SIGINT: stop accepting, finish in-flight requests (up to ``--graceful-timeout``), then
@@ -12,10 +13,13 @@ exit.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
+import signal
+import socket
 import tempfile
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitar._main import Overridable
 from sitar.errors import InputError, MissingDependencyError
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
     from sitar.options import ScorerOptions
     from sitar.serve.config import ServeConfig
 
-__all__ = ["build_config", "register", "run"]
+__all__ = ["bind_socket", "build_config", "register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -95,7 +99,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=1024,
         metavar="N",
-        help="pairs admitted and unanswered before 503 queue_full (default 1024)",
+        help="cost units (a pair: one per 256 characters) admitted and unanswered before 503 "
+        "queue_full; a request costing more is 413 (default 1024)",
     )
     limits = parser.add_argument_group("limits")
     limits.add_argument(
@@ -142,6 +147,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="ORIGIN",
         help="allow this browser origin (repeatable; default: CORS off)",
     )
+    security.add_argument(
+        "--allowed-hosts",
+        metavar="HOST[,HOST...]",
+        default=None,
+        help="answer only requests whose Host header names one of these (comma-separated; '*': "
+        "any). Default: localhost, 127.0.0.1 and ::1 when there is no API key and --host is a "
+        "loopback address (against DNS rebinding), else any",
+    )
     ops = parser.add_argument_group("operations")
     ops.add_argument(
         "--no-access-log",
@@ -156,6 +169,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=30.0,
         metavar="S",
         help="on SIGTERM, wait at most S seconds for open requests",
+    )
+    ops.add_argument(
+        "--header-timeout",
+        dest="header_timeout_s",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="close a connection whose request headers are not complete S seconds after it "
+        "opened or the request started (against slowloris; default 10)",
     )
     ops.add_argument(
         "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
@@ -181,8 +203,14 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
         api_key_file=args.api_key_file,
         api_key_env=args.api_key_env,
         cors_origins=tuple(args.cors_origins),
+        allowed_hosts=(
+            None
+            if args.allowed_hosts is None
+            else tuple(h.strip() for h in args.allowed_hosts.split(","))
+        ),
         access_log=args.access_log,
         graceful_timeout_s=args.graceful_timeout_s,
+        header_timeout_s=args.header_timeout_s,
     )
 
 
@@ -221,14 +249,13 @@ def check_scorer_options(options: ScorerOptions) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sitar.serve.config import CONFIG_ENV, read_api_key
+    from sitar.serve.config import read_api_key
 
     for package in ("uvicorn", "starlette", "prometheus_client"):
         try:
             __import__(package)
         except ImportError as e:
             raise MissingDependencyError(package, "sitar serve", "serve") from e
-    import uvicorn
 
     config = build_config(args)
     if config.workers > 1 and config.scorer.threads is None and config.scorer.backend == "onnx":
@@ -238,15 +265,50 @@ def run(args: argparse.Namespace) -> int:
         threads = max(1, (os.cpu_count() or 1) // config.workers)
         config = dataclasses.replace(config, scorer=config.scorer.replace(threads=threads))
     read_api_key(config)  # fail now on a missing or empty key, not in every worker
-    check_scorer_options(config.scorer)
+    # Bind before anything slow (checkpoint checks, model loading): a port in use is a one-line
+    # error at once, not after the model has loaded.
+    sock = bind_socket(config.host, config.port)
+    try:
+        check_scorer_options(config.scorer)
+        return _serve(config, sock, args.log_level)
+    finally:
+        sock.close()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``(host, port)`` as uvicorn binds it (``SO_REUSEADDR``, inheritable
+    for worker processes); an address in use or not ours is an :class:`InputError`."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise InputError(f"cannot listen on {host}:{port}: {e.strerror}; check --host") from e
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        reason = "the port is in use" if e.errno == errno.EADDRINUSE else e.strerror
+        raise InputError(
+            f"cannot listen on {host}:{port}: {reason}; choose another --port or --host"
+        ) from e
+    sock.set_inheritable(True)
+    return sock
+
+
+def _serve(config: ServeConfig, sock: socket.socket, log_level: str) -> int:
+    import uvicorn
 
     from sitar.serve.app import configure_logging
+    from sitar.serve.config import CONFIG_ENV
+    from sitar.serve.protocol import HeaderTimeoutH11Protocol
 
-    configure_logging(args.log_level)
-    common = {
-        "host": config.host,
-        "port": config.port,
-        "log_level": args.log_level,
+    configure_logging(log_level)
+    HeaderTimeoutH11Protocol.header_timeout_s = config.header_timeout_s
+    common: dict[str, Any] = {
+        "http": HeaderTimeoutH11Protocol,
+        "log_level": log_level,
         "access_log": False,  # ours is structured (sitar.serve.access)
         "server_header": False,
         "timeout_graceful_shutdown": max(1, round(config.graceful_timeout_s)),
@@ -255,14 +317,26 @@ def run(args: argparse.Namespace) -> int:
     if config.workers == 1:
         from sitar.serve.app import create_app
 
-        uvicorn.run(create_app(config), **common)
-        return 0
+        server = uvicorn.Server(uvicorn.Config(create_app(config), **common))
+        # uvicorn re-raises a captured SIGTERM once it has drained, through the handler it found
+        # installed; with this one that is a no-op, and a drained server exits 0 (not 143).
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+        try:
+            server.run(sockets=[sock])
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        return 0 if server.started else 1
+    from uvicorn.supervisors import Multiprocess
+
     metrics_dir = tempfile.mkdtemp(prefix="sitar-serve-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     os.environ[CONFIG_ENV] = config.to_json()
-    os.environ["SITAR_SERVE_LOG_LEVEL"] = args.log_level
+    os.environ["SITAR_SERVE_LOG_LEVEL"] = log_level
     try:
-        uvicorn.run("sitar.serve.app:app_from_env", factory=True, workers=config.workers, **common)
+        uv_config = uvicorn.Config(
+            "sitar.serve.app:app_from_env", factory=True, workers=config.workers, **common
+        )
+        Multiprocess(uv_config, sockets=[sock]).run()
     finally:
         shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0

@@ -11,10 +11,13 @@ Endpoints:
   before), ``GET /metrics`` (Prometheus text).
 
 Errors are JSON ``{"error": KIND, "message": TEXT}`` with the HTTP status of their kind:
-400 ``bad_request`` (body is not JSON), 413 ``too_large`` (body, pair count or text length over a
-limit), 422 ``invalid`` (wrong fields or types: the messages of ``Scorer.score``), 401
-``unauthorized``, 503 ``queue_full`` (with ``Retry-After``), ``timeout``, ``not_ready`` or
-``shutting_down``, 500 ``internal``. The model is loaded in the worker's model thread after the
+400 ``bad_request`` (body is not JSON, or nested deeper than :data:`MAX_JSON_DEPTH`), 400
+``invalid_host`` (``Host`` not allowed, :attr:`ServeConfig.effective_allowed_hosts`), 415
+``unsupported_media_type`` (a POST that is not ``application/json``), 413 ``too_large`` (body,
+pair count or text length over a limit), 422 ``invalid`` (wrong fields, types or invalid Unicode:
+the one text check of ``Scorer.score``, :mod:`sitar.validation`), 401 ``unauthorized``, 503
+``queue_full`` (with ``Retry-After``), ``timeout``, ``not_ready`` or ``shutting_down``, 500
+``internal`` (an unforeseen error, answered by the endpoint itself so the connection stays open). The model is loaded in the worker's model thread after the
 server starts, so ``/healthz`` answers at once and ``/readyz`` turns 200 only after a warm-up call.
 
 Auth is optional: with a key configured, ``/v1/*`` and ``/metrics`` need ``Authorization: Bearer
@@ -31,18 +34,22 @@ import json
 import logging
 import math
 import os
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from sitar import validation
 from sitar.errors import InputError, MissingDependencyError, SitarError
 from sitar.serve.batching import (
     BatchStats,
     MicroBatcher,
     QueueFullError,
     RequestTimeoutError,
+    RequestTooLargeError,
     ShuttingDownError,
+    pair_cost,
 )
 from sitar.serve.config import CONFIG_ENV, ServeConfig, read_api_key
 
@@ -86,40 +93,27 @@ def _starlette() -> Any:
 def check_pairs(
     references: Any, hypotheses: Any, *, max_pairs: int, max_chars: int
 ) -> tuple[list[str], list[str]]:
-    """Validate a score request's pairs: the types and messages of ``Scorer.score`` (HTTP 422),
-    then the server's limits (HTTP 413)."""
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-            raise ApiError(
-                422,
-                "invalid",
-                f"{name} must be a list of str, got {type(items).__name__}; "
-                "wrap a single pair as references=[r], hypotheses=[h]",
-            )
-    if len(references) != len(hypotheses):
-        raise ApiError(
-            422,
-            "invalid",
-            "references and hypotheses must have the same length, got "
-            f"{len(references)} references and {len(hypotheses)} hypotheses",
-        )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
-        for i, item in enumerate(items):
-            if not isinstance(item, str):
-                raise ApiError(
-                    422, "invalid", f"{name}[{i}] must be a str, got {type(item).__name__}"
-                )
-    if len(references) > max_pairs:
+    """Validate a score request's pairs: the one text check of ``Scorer.score``
+    (:func:`sitar.validation.check_pairs`, HTTP 422), then the server's limits (HTTP 413)."""
+    refs, hyps = _invalid_as_422(validation.check_pairs, references, hypotheses)
+    if len(refs) > max_pairs:
         raise ApiError(
             413,
             "too_large",
-            f"too many pairs in one request: got {len(references)}, the limit is {max_pairs}; "
+            f"too many pairs in one request: got {len(refs)}, the limit is {max_pairs}; "
             "split the request",
         )
-    for name, items in (("references", references), ("hypotheses", hypotheses)):
+    for name, items in (("references", refs), ("hypotheses", hyps)):
         for i, item in enumerate(items):
             _check_length(f"{name}[{i}]", item, max_chars)
-    return list(references), list(hypotheses)
+    return refs, hyps
+
+
+def _invalid_as_422(check: Any, *args: Any) -> Any:
+    try:
+        return check(*args)
+    except InputError as e:
+        raise ApiError(422, "invalid", str(e)) from e
 
 
 def _check_length(name: str, text: str, max_chars: int) -> None:
@@ -129,6 +123,30 @@ def _check_length(name: str, text: str, max_chars: int) -> None:
             "too_large",
             f"{name} has {len(text)} characters, the limit is {max_chars} per text",
         )
+
+
+#: Deepest JSON nesting a request body may have (a valid body needs 2: an object of lists). Python's
+#: parser recurses per level, so a body nested 100,000 deep would end in RecursionError (a 500).
+MAX_JSON_DEPTH = 32
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when the JSON text ``body`` nests arrays/objects more than ``limit`` levels deep.
+
+    Linear-time regex passes in C, no recursion: drop the strings, keep only the brackets, then
+    remove innermost ``[]``/``{}`` pairs ``limit`` times; brackets still nested after that are
+    deeper than the limit. A body with at most ``limit`` brackets in all is never scanned."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", body))
+    for _ in range(limit):
+        brackets, removed = _INNERMOST.subn(b"", brackets)
+        if not brackets or not removed:
+            return False  # done, or malformed (left to the parser's message)
+    return bool(brackets)
 
 
 def _check_fields(body: Any, expected: Sequence[str]) -> dict[str, Any]:
@@ -281,10 +299,30 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
             body += chunk
             if len(body) > limit:
                 raise ApiError(413, "too_large", f"request body is over the limit of {limit} bytes")
+        too_deep = f"request body is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+        data = bytes(body)
+        # The scan is linear but not free on a large hostile body: off the event loop.
+        if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and await asyncio.to_thread(
+            json_too_deep, data
+        ):
+            raise ApiError(400, "bad_request", too_deep)
         try:
-            return json.loads(bytes(body).decode("utf-8"))
+            return json.loads(data.decode("utf-8"))
+        except RecursionError as e:  # malformed and deep: json_too_deep leaves it to the parser
+            raise ApiError(400, "bad_request", too_deep) from e
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ApiError(400, "bad_request", f"request body is not valid UTF-8 JSON: {e}") from e
+
+    def require_json(request: Request) -> None:
+        # A browser sends text/plain or a form cross-origin without a CORS preflight; JSON it
+        # cannot send without one, so refusing every other type closes that door.
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type != "application/json":
+            raise ApiError(
+                415,
+                "unsupported_media_type",
+                f"Content-Type must be application/json, got {media_type or 'none'}",
+            )
 
     def require_ready() -> None:
         if not state.ready:
@@ -302,12 +340,15 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
             raise ApiError(503, "timeout", str(e)) from e
         except ShuttingDownError as e:
             raise ApiError(503, "shutting_down", str(e)) from e
+        except RequestTooLargeError as e:
+            raise ApiError(413, "too_large", str(e)) from e
         except InputError as e:
             # From inside the scorer (e.g. a token longer than the model's max_length).
             raise ApiError(422, "invalid", str(e)) from e
 
     async def score(request: Request) -> Response:
         authorize(request)
+        require_json(request)
         body = _check_fields(await read_json(request), _SCORE_FIELDS)
         refs, hyps = check_pairs(
             body["references"],
@@ -323,12 +364,10 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
 
     async def explain(request: Request) -> Response:
         authorize(request)
+        require_json(request)
         body = _check_fields(await read_json(request), _EXPLAIN_FIELDS)
         for name in _EXPLAIN_FIELDS:
-            if not isinstance(body[name], str):
-                raise ApiError(
-                    422, "invalid", f"{name} must be a str, got {type(body[name]).__name__}"
-                )
+            _invalid_as_422(validation.check_text, body[name], name)
             _check_length(name, body[name], config.max_chars_per_text)
         require_ready()
         ref, hyp = body["reference"], body["hypothesis"]
@@ -336,6 +375,7 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         explanation = await run_queued(
             state.batcher.call(
                 lambda: state.scorer.explain(ref, hyp, batch_size=config.batch_size),
+                cost=pair_cost(ref, hyp),
                 timeout=config.request_timeout_s,
             )
         )
@@ -365,13 +405,38 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         assert isinstance(exc, ApiError)
         return error_response(exc)
 
-    async def internal_error_handler(request: Request, exc: Exception) -> Response:
-        logger.error(
-            json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})
-        )
-        return error_response(
-            ApiError(500, "internal", f"internal error while scoring: {type(exc).__name__}")
-        )
+    def guarded(endpoint: Any) -> Any:
+        """``endpoint`` with every unexpected exception answered as JSON 500 ``internal``.
+
+        Starlette's catch-all ``Exception`` handler answers, then re-raises the error to the
+        server, which logs a traceback and drops the keep-alive connection; an error caught here
+        is an ordinary response and the connection stays usable."""
+
+        async def wrapper(request: Request) -> Response:
+            try:
+                response: Response = await endpoint(request)
+            except ApiError:
+                raise
+            except asyncio.CancelledError as exc:
+                # uvicorn cancels what is still running when --graceful-timeout expires (it never
+                # cancels a request for a client's disconnect): answer it, as JSON, not with
+                # uvicorn's text/plain 500 and a traceback.
+                raise ApiError(
+                    503,
+                    "shutting_down",
+                    "the server is shutting down and could not finish this request within its "
+                    "grace period; retry",
+                ) from exc
+            except Exception as exc:
+                logger.error(
+                    json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})
+                )
+                raise ApiError(
+                    500, "internal", f"internal error while scoring: {type(exc).__name__}"
+                ) from exc
+            return response
+
+        return wrapper
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -401,18 +466,60 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         )
     app = Starlette(
         routes=[
-            Route("/v1/score", score, methods=["POST"]),
-            Route("/v1/explain", explain, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/readyz", readyz, methods=["GET"]),
-            Route("/metrics", metrics, methods=["GET"]),
+            Route("/v1/score", guarded(score), methods=["POST"]),
+            Route("/v1/explain", guarded(explain), methods=["POST"]),
+            Route("/healthz", guarded(healthz), methods=["GET"]),
+            Route("/readyz", guarded(readyz), methods=["GET"]),
+            Route("/metrics", guarded(metrics), methods=["GET"]),
         ],
         middleware=middleware,
-        exception_handlers={ApiError: api_error_handler, Exception: internal_error_handler},
+        exception_handlers={ApiError: api_error_handler},
         lifespan=lifespan,
     )
     app.state.sitar = state
-    return _AccessLog(app, state)
+    allowed = config.effective_allowed_hosts
+    outer = app if allowed is None else _HostCheck(app, allowed, error_response)
+    return _AccessLog(outer, state)
+
+
+def host_name(header: str) -> str:
+    """The name of a ``Host`` header value, lower case, without port, brackets or final dot."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        name = value[1:].partition("]")[0]
+    elif value.count(":") == 1:
+        name = value.partition(":")[0]
+    else:
+        name = value  # a name, or a bare IPv6 address
+    return name.rstrip(".")
+
+
+class _HostCheck:
+    """ASGI middleware: requests whose ``Host`` is not an allowed name get JSON 400
+    ``invalid_host`` (DNS rebinding: a page on evil.example whose name now resolves to
+    127.0.0.1 still sends ``Host: evil.example``)."""
+
+    def __init__(self, app: Any, allowed: Sequence[str], error_response: Any) -> None:
+        self.app = app
+        self.allowed = frozenset(allowed)
+        self.error_response = error_response
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            raw = dict(scope.get("headers") or []).get(b"host", b"")
+            name = host_name(raw.decode("latin-1"))
+            if name not in self.allowed:
+                response = self.error_response(
+                    ApiError(
+                        400,
+                        "invalid_host",
+                        f"Host {name or '(none)'!r} is not served here; allowed: "
+                        f"{', '.join(sorted(self.allowed))} (--allowed-hosts)",
+                    )
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class _AccessLog:
@@ -495,4 +602,8 @@ def app_from_env() -> Any:
         raise InputError(f"{CONFIG_ENV} is not set; start the server with `sitar serve`")
     config = ServeConfig.from_json(text)
     configure_logging(os.environ.get("SITAR_SERVE_LOG_LEVEL", "info"))
+    from sitar.serve.protocol import HeaderTimeoutH11Protocol
+
+    # This worker's connections (the app is loaded before the worker starts serving).
+    HeaderTimeoutH11Protocol.header_timeout_s = config.header_timeout_s
     return create_app(config)

@@ -3,18 +3,25 @@
 Requests (each a few pairs) enter a bounded queue; one loop collects them into a batch until it
 holds ``max_batch_pairs`` pairs or the oldest request has waited ``max_wait_s``, scores the batch
 with **one** ``Scorer.score`` call in the single model thread, and hands every request its own
-slice of the result. Admission is bounded in pairs (``max_queue_pairs`` admitted and not yet
-answered, whether waiting or being scored): a request that does not fit is refused at once with
-:class:`QueueFullError`, never parked. A request that is not answered within its timeout gets
-:class:`RequestTimeoutError`; if it was still waiting it leaves the queue and is never scored.
+slice of the result. Admission is bounded by cost, not by pair count: a pair costs one unit per
+started :data:`CHARS_PER_UNIT` characters of its two texts (:func:`pair_cost`; a short pair is 1,
+two 4,096-character texts are 32); ``max_queue_pairs`` (admitted and not yet answered, whether
+waiting or being scored) counts these units, while ``max_batch_pairs`` still counts the pairs of
+one model call (so batches of ordinary pairs are as large as before). A request that does not fit
+in the queue now is refused at once with :class:`QueueFullError`, never parked; one that costs more
+than the whole queue could never fit and gets :class:`RequestTooLargeError`. A request that is not
+answered within its timeout gets :class:`RequestTimeoutError`; if it was still waiting it leaves
+the queue and is never scored, and if its batch was running it is not scored again when that batch
+falls back to scoring request by request.
 
 Why the scores do not depend on who shares a batch: ``Scorer.score`` scores each pair
 independently of the others (length-sorted batches, order restored; exact once the model is batch
 invariant), so the slice for a request equals ``Scorer.score`` on that request's pairs alone. The
 request's ``system_score`` is recomputed over its own slice with the scorer's aggregation (the
-macro mean). A batch that fails with an :class:`~sitar.errors.InputError` caused by one request's
-pair (a single token longer than the model's ``max_length``) is retried request by request, so one
-bad request never fails its neighbours.
+macro mean). A merged batch that fails, with any exception (an
+:class:`~sitar.errors.InputError` for a word longer than the model's ``max_length``, or anything
+unforeseen), is retried request by request, so one bad request fails alone and never its
+neighbours.
 
 Arbitrary work that needs the model (``explain``) goes through the same queue and thread with
 :meth:`MicroBatcher.call`, so there is only ever one model call at a time per process.
@@ -39,7 +46,9 @@ __all__ = [
     "MicroBatcher",
     "QueueFullError",
     "RequestTimeoutError",
+    "RequestTooLargeError",
     "ShuttingDownError",
+    "pair_cost",
     "slice_result",
 ]
 
@@ -54,6 +63,21 @@ class RequestTimeoutError(SitarError):
 
 class ShuttingDownError(SitarError):
     """The server is draining and admits no new work (HTTP 503)."""
+
+
+class RequestTooLargeError(SitarError):
+    """The request costs more than the whole queue may hold: it can never be admitted (HTTP 413)."""
+
+
+#: Characters per cost unit: a pair costs one unit per started CHARS_PER_UNIT characters of its
+#: two texts (about 64 tokens), so the queue and the batches are bounded by the work the model
+#: does (tokens), not by a pair count that says nothing of the texts' lengths.
+CHARS_PER_UNIT = 256
+
+
+def pair_cost(reference: str, hypothesis: str) -> int:
+    """Cost units of one pair: ``max(1, ceil((len(reference) + len(hypothesis)) / 256))``."""
+    return max(1, -(-(len(reference) + len(hypothesis)) // CHARS_PER_UNIT))
 
 
 @dataclass(frozen=True)
@@ -87,12 +111,14 @@ def slice_result(result: Any, start: int, stop: int) -> Any:
 @dataclass(eq=False)
 class _Job:
     kind: str  # "score" or "call"
-    n: int  # pairs (queue cost)
+    n: int  # queue cost in units (pair_cost)
     future: asyncio.Future[Any]
     references: list[str] = field(default_factory=list)
     hypotheses: list[str] = field(default_factory=list)
     fn: Callable[[], Any] | None = None
     state: str = "queued"  # queued -> running -> done
+    pairs: int = 1  # pairs, for the batch limit
+    abandoned: bool = False  # its waiter timed out or was cancelled: no more work for it
 
 
 class MicroBatcher:
@@ -166,10 +192,11 @@ class MicroBatcher:
         """``ScoreResult`` of these pairs, scored together with whatever else is queued."""
         job = _Job(
             "score",
-            max(len(references), 1),
+            max(sum(pair_cost(r, h) for r, h in zip(references, hypotheses, strict=True)), 1),
             asyncio.get_running_loop().create_future(),
             list(references),
             list(hypotheses),
+            pairs=max(len(references), 1),
         )
         return await self._submit(job, timeout)
 
@@ -185,10 +212,17 @@ class MicroBatcher:
             raise ShuttingDownError("the server is shutting down and admits no new requests")
         if self._task is None or self._wakeup is None:
             raise RuntimeError("MicroBatcher.start() was not called")
+        if job.n > self.max_queue_pairs:
+            raise RequestTooLargeError(
+                f"the request costs {job.n} units, more than the {self.max_queue_pairs} the queue "
+                f"may hold (a pair costs one unit per {CHARS_PER_UNIT} characters of its texts); "
+                "split it into smaller requests"
+            )
         if self._admitted + job.n > self.max_queue_pairs:
             raise QueueFullError(
                 f"the scoring queue is full ({self._admitted} of {self.max_queue_pairs} pairs "
-                f"admitted, this request needs {job.n}); retry later"
+                f"admitted, this request needs {job.n}; a pair counts one per {CHARS_PER_UNIT} "
+                "characters); retry later"
             )
         self._admitted += job.n
         self._pending.append(job)
@@ -202,6 +236,8 @@ class MicroBatcher:
                 "or the request is too large"
             ) from e
         finally:
+            if not job.future.done():
+                job.abandoned = True
             if job.state == "queued":
                 # Timed out or cancelled while waiting: leave the queue, never score it.
                 self._pending.remove(job)
@@ -229,18 +265,19 @@ class MicroBatcher:
             if first.kind == "call":
                 await self._run_call(first)
                 continue
-            batch, n = [first], first.n
+            # Batches are bounded in pairs (the model's batch), admission in cost units.
+            batch, n = [first], first.pairs
             deadline = loop.time() + self.max_wait_s
             while n < self.max_batch_pairs:
                 while (
                     self._pending
                     and self._pending[0].kind == "score"
-                    and n + self._pending[0].n <= self.max_batch_pairs
+                    and n + self._pending[0].pairs <= self.max_batch_pairs
                 ):
                     job = self._pending.popleft()
                     job.state = "running"
                     batch.append(job)
-                    n += job.n
+                    n += job.pairs
                 if n >= self.max_batch_pairs or self._pending or self._closing:
                     break  # full, or the next job does not fit / is not a score job, or draining
                 remaining = deadline - loop.time()
@@ -279,25 +316,15 @@ class MicroBatcher:
         ok = True
         try:
             result = await loop.run_in_executor(self._executor, self._score_fn, refs, hyps)
-        except InputError as e:
+        except Exception as e:
             if len(batch) == 1:
                 ok = False
                 self._fail(batch[0], e)
             else:
-                # One request's pair broke the batch: score each request on its own.
-                for job in batch:
-                    try:
-                        one = await loop.run_in_executor(
-                            self._executor, self._score_fn, job.references, job.hypotheses
-                        )
-                    except Exception as e1:
-                        self._fail(job, e1)
-                    else:
-                        self._succeed(job, one)
-        except Exception as e:
-            ok = False
-            for job in batch:
-                self._fail(job, e)
+                # The merged call failed: which request caused it is unknown (any exception, not
+                # only InputError), so score each request on its own; each gets its own result
+                # or its own error, never a neighbour's.
+                ok = await self._run_one_by_one(batch)
         else:
             start = 0
             for job in batch:
@@ -309,6 +336,25 @@ class MicroBatcher:
                 if job.state != "done":
                     self._release(job)
         self._report(BatchStats(len(refs), len(batch), "score", time.perf_counter() - t0, ok))
+
+    async def _run_one_by_one(self, batch: list[_Job]) -> bool:
+        """Score each job of a failed batch alone; True if every one succeeded."""
+        assert self._executor is not None
+        loop = asyncio.get_running_loop()
+        ok = True
+        for job in batch:
+            if job.abandoned:
+                continue  # nobody waits for it: do not spend the model thread on it
+            try:
+                one = await loop.run_in_executor(
+                    self._executor, self._score_fn, job.references, job.hypotheses
+                )
+            except Exception as e:
+                ok = False
+                self._fail(job, e)
+            else:
+                self._succeed(job, one)
+        return ok
 
     @staticmethod
     def _succeed(job: _Job, value: Any) -> None:

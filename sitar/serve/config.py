@@ -10,6 +10,7 @@ it is read from, so the key does not appear in process listings, logs or the con
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
 from dataclasses import dataclass, field
@@ -19,12 +20,14 @@ from typing import Any
 from sitar.errors import InputError
 from sitar.options import ScorerOptions
 
-__all__ = ["API_KEY_ENV", "CONFIG_ENV", "ServeConfig", "read_api_key"]
+__all__ = ["API_KEY_ENV", "CONFIG_ENV", "LOOPBACK_HOSTS", "ServeConfig", "read_api_key"]
 
 #: Environment variable holding the JSON-encoded :class:`ServeConfig` for worker processes.
 CONFIG_ENV = "SITAR_SERVE_CONFIG"
 #: Environment variable that may hold the bearer token (used when no ``--api-key-file`` is given).
 API_KEY_ENV = "SITAR_API_KEY"
+#: The Host names a keyless server bound to loopback answers to by default.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,13 @@ class ServeConfig:
     api_key_file: str | None = None
     api_key_env: bool = False
     cors_origins: tuple[str, ...] = ()
+    #: Host header names served (``--allowed-hosts``); None: the rule of
+    #: :attr:`effective_allowed_hosts`.
+    allowed_hosts: tuple[str, ...] | None = None
     # operations
     access_log: bool = True
     graceful_timeout_s: float = 30.0
+    header_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
         positive_ints = ("batch_size", "workers", "max_batch_pairs", "max_queue_pairs")
@@ -60,7 +67,7 @@ class ServeConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("request_timeout_s", "graceful_timeout_s"):
+        for name in ("request_timeout_s", "graceful_timeout_s", "header_timeout_s"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not value > 0:
                 raise InputError(f"{name} must be a positive number of seconds, got {value!r}")
@@ -68,6 +75,12 @@ class ServeConfig:
             raise InputError(f"max_wait_ms must be >= 0, got {self.max_wait_ms!r}")
         if not isinstance(self.scorer, ScorerOptions):
             raise InputError(f"scorer must be a ScorerOptions, got {type(self.scorer).__name__}")
+        if self.allowed_hosts is not None:
+            for name in self.allowed_hosts:
+                if not isinstance(name, str) or not name.strip() or any(c in name for c in "/ "):
+                    raise InputError(
+                        f"allowed_hosts must be host names (or '*' for any), got {name!r}"
+                    )
         if not 0 <= self.port <= 65535:
             raise InputError(f"port must be in 0..65535, got {self.port}")
         if self.max_queue_pairs < self.max_pairs_per_request:
@@ -76,6 +89,22 @@ class ServeConfig:
                 f"max_pairs_per_request ({self.max_pairs_per_request}), or a full-size request "
                 "could never be admitted"
             )
+
+    @property
+    def effective_allowed_hosts(self) -> tuple[str, ...] | None:
+        """The ``Host`` names requests may carry (lower case), or None for any.
+
+        ``--allowed-hosts`` when given (``*`` among them: any). Otherwise, a server without auth
+        bound to a loopback address answers only to the loopback names :data:`LOOPBACK_HOSTS`:
+        a web page in a browser on the same machine then cannot reach it through a DNS name
+        rebound to 127.0.0.1 (its requests carry the attacker's name). With auth, or bound
+        beyond loopback (where the names clients use are not known), there is no default list.
+        """
+        if self.allowed_hosts is not None:
+            names = tuple(h.strip().lower().rstrip(".") for h in self.allowed_hosts)
+            return None if "*" in names else names
+        auth = self.api_key_file is not None or self.api_key_env
+        return LOOPBACK_HOSTS if not auth and _is_loopback(self.host) else None
 
     @property
     def max_body_bytes(self) -> int:
@@ -91,6 +120,8 @@ class ServeConfig:
     def from_json(cls, text: str) -> ServeConfig:
         data: dict[str, Any] = json.loads(text)
         data["cors_origins"] = tuple(data.get("cors_origins", ()))
+        if data.get("allowed_hosts") is not None:
+            data["allowed_hosts"] = tuple(data["allowed_hosts"])
         data["scorer"] = ScorerOptions.from_dict(data.get("scorer", {}))
         return cls(**data)
 
@@ -99,6 +130,15 @@ class ServeConfig:
         data = dataclasses.asdict(self)
         data["scorer"] = self.scorer.to_dict()
         return data
+
+
+def _is_loopback(host: str) -> bool:
+    if host.strip().lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def read_api_key(config: ServeConfig) -> str | None:

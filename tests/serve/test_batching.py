@@ -194,3 +194,82 @@ def test_call_runs_in_the_model_thread_in_queue_order():
 
     assert run(main()) == 42
     assert names[0].startswith("sitar-model")
+
+
+def test_any_exception_in_a_merged_batch_fails_only_its_request():
+    """Issue #30: the tokenizer's TypeError (not an InputError) failed every request batched with
+    the bad one; now any exception falls back to scoring request by request."""
+
+    def score(references, hypotheses):
+        if "POISON" in references:
+            raise TypeError("TextInputSequence must be str")
+        return fake_result(references, hypotheses)
+
+    async def main():
+        b = MicroBatcher(score, max_batch_pairs=64, max_wait_s=0.2)
+        b.start()
+        jobs = [b.score([f"r{i}"], [f"h{i}"]) for i in range(4)]
+        jobs.insert(2, b.score(["POISON"], ["x"]))
+        results = await asyncio.gather(*jobs, return_exceptions=True)
+        await b.close()
+        return results
+
+    results = run(main())
+    assert isinstance(results[2], TypeError)
+    good = results[:2] + results[3:]
+    assert good == [fake_result([f"r{i}"], [f"h{i}"]) for i in range(4)]
+
+
+def test_admission_counts_cost_not_pairs():
+    """Issue #30: one request of long texts kept the model thread busy for minutes although it
+    was "256 pairs". A pair costs one unit per CHARS_PER_UNIT characters; a request costing more
+    than the whole queue is refused at once (413), one that does not fit now gets queue_full."""
+    from sitar.serve.batching import CHARS_PER_UNIT, RequestTooLargeError, pair_cost
+
+    assert pair_cost("", "") == 1 and pair_cost("a", "b") == 1
+    assert pair_cost("x" * CHARS_PER_UNIT, "y") == 2
+    assert pair_cost("x" * 4096, "y" * 4096) == 8192 // CHARS_PER_UNIT
+    long = "x" * (CHARS_PER_UNIT * 3)  # with its hypothesis "y": 3 * 256 + 1 characters, 4 units
+    rec = Recorder()
+
+    async def main():
+        b = MicroBatcher(rec, max_batch_pairs=8, max_wait_s=0.0, max_queue_pairs=10)
+        b.start()
+        with pytest.raises(RequestTooLargeError, match="costs 12 units, more than the 10"):
+            await b.score([long] * 3, ["y"] * 3)
+        assert rec.calls == [] and b.depth == 0
+        got = await b.score([long, "a"], ["y", "b"])  # 4 + 1 units: admitted
+        await b.close()
+        return got
+
+    assert run(main()) == fake_result([long, "a"], ["y", "b"])
+    assert rec.calls == [2]
+
+
+def test_work_of_a_timed_out_request_is_dropped_before_the_next_call():
+    """A request that timed out while its merged batch ran is not scored again when the batch
+    falls back to request-by-request scoring."""
+    gate = threading.Event()
+    calls = []
+
+    def score(references, hypotheses):
+        calls.append(list(references))
+        if len(references) > 1:
+            gate.wait(10)
+            raise RuntimeError("the merged call failed")
+        return fake_result(references, hypotheses)
+
+    async def main():
+        b = MicroBatcher(score, max_batch_pairs=64, max_wait_s=0.05)
+        b.start()
+        late = asyncio.ensure_future(b.score(["late"], ["x"], timeout=0.2))
+        kept = asyncio.ensure_future(b.score(["kept"], ["y"]))
+        with pytest.raises(RequestTimeoutError):
+            await late
+        gate.set()
+        got = await kept
+        await b.close()
+        return got
+
+    assert run(main()) == fake_result(["kept"], ["y"])
+    assert calls == [["late", "kept"], ["kept"]]

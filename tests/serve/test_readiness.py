@@ -38,7 +38,7 @@ def test_not_ready_until_loaded_and_warm():
 
     app = create_app(ServeConfig(), scorer_factory=slow_load)
     body = {"references": ["a b"], "hypotheses": ["a c"]}
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         assert client.get("/healthz").status_code == 200
         r = client.get("/readyz")
         assert r.status_code == 503 and r.json()["status"] == "loading"
@@ -57,7 +57,8 @@ def test_load_failure_is_reported():
 
         raise CheckpointError("model.onnx is missing")
 
-    with TestClient(create_app(ServeConfig(), scorer_factory=broken)) as client:
+    app = create_app(ServeConfig(), scorer_factory=broken)
+    with TestClient(app, base_url="http://localhost") as client:
         _wait(lambda: client.get("/readyz").json()["status"] == "failed")
         r = client.get("/readyz")
         assert r.status_code == 503 and "model.onnx is missing" in r.json()["error"]
