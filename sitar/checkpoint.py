@@ -525,19 +525,7 @@ class CheckpointConfig:
         if target is None:
             raise CheckpointError("save() needs a folder: this config was not loaded from one")
         target.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=".sitar_config.", suffix=".tmp", dir=target)
-        try:
-            # mkstemp creates the file as 0600; a config is meant to be shared and read.
-            os.chmod(tmp, 0o644)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target / CONFIG_FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_config_json(target, self.to_dict())
         return replace(self, folder=target)
 
     # -- paths ----------------------------------------------------------------------------
@@ -723,16 +711,22 @@ def write_integrity(folder: str | os.PathLike[str]) -> dict[str, Any]:
     data.pop(INTEGRITY_KEY, None)
     section = compute_integrity(folder, data)
     data[INTEGRITY_KEY] = section
+    _write_config_json(folder, data)
+    return section
+
+
+def _write_config_json(folder: Path, data: Mapping[str, Any]) -> None:
+    """Write ``folder/sitar_config.json`` atomically (a temporary file, fsynced, then renamed)."""
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".sitar_config.", suffix=".tmp", dir=folder)
     try:
+        # mkstemp creates the file as 0600; a config is meant to be shared and read.
         os.chmod(tmp, 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, folder / CONFIG_FILE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return section

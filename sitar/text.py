@@ -15,7 +15,9 @@ uses it in two places: a pair whose keys are equal is identical (score 0, no mod
 whose two sides have equal keys is a T0 gap whatever the model says (``Scorer``'s gap head). The
 tokens themselves, the CGD segmentation and the spans are unchanged (SPEC §1-4), so segmentations
 stay exact and comparable; the rule lives at the scoring level, where "no change in meaning" is a
-tier.
+tier. **Unicode normalization forms** are handled the same way: the key is in NFC, so a decomposed
+"café" (NFD) and a composed one are the same words (an identical pair, or a T0 gap), not a phantom
+gap.
 
 :func:`tokenize` runs one regular expression. ASCII text is matched directly (its token characters
 are exactly ``[A-Za-z0-9]``). Other text is first mapped character by character (``str.translate``,
@@ -191,8 +193,9 @@ _DELETE_SELECTORS = {ord(ch): None for ch in VARIATION_SELECTORS}
 
 
 def presentation_key(text: str) -> tuple[str, ...]:
-    """The normalized forms of ``text``'s tokens with variation selectors deleted, and tokens left
-    empty by that dropped: what a reader sees as the words (see the module docstring).
+    """The normalized forms of ``text``'s tokens with variation selectors deleted, tokens left
+    empty by that dropped, and each form in Unicode NFC: what a reader sees as the words (see the
+    module docstring).
 
     >>> presentation_key("I like it \u2764\ufe0f") == presentation_key("I like it \u2764")
     True
@@ -200,7 +203,7 @@ def presentation_key(text: str) -> tuple[str, ...]:
     norms = _tokenize(text)[1]
     if text.isascii():
         return tuple(norms)
-    keys = (n.translate(_DELETE_SELECTORS) for n in norms)
+    keys = (unicodedata.normalize("NFC", n.translate(_DELETE_SELECTORS)) for n in norms)
     return tuple(k for k in keys if k)
 
 

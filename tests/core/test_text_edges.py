@@ -83,3 +83,49 @@ def test_explain_many_wrong_length_predict_fn_names_pairs_and_inputs():
 
     n_inputs = int(re.search(r"(\d+) (?:model )?inputs", message).group(1))
     assert n_inputs > 2
+
+
+def test_composed_and_decomposed_text_are_the_same_words() -> None:
+    """NFC and NFD forms of one text made a phantom gap (issue #30): the normalized forms are NFC
+    (tokenizer version 2), so the pair is identical, while the spans stay in each text."""
+    import unicodedata
+
+    from sitar import segment
+    from sitar.text import TOKENIZER_VERSION, tokenize
+
+    composed = "Le café est fermé, señor."
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed and TOKENIZER_VERSION == "2"
+    assert segment(composed, decomposed).gaps == ()
+    assert [t.norm for t in tokenize(decomposed)] == [t.norm for t in tokenize(composed)]
+    token = tokenize(decomposed)[1]
+    assert decomposed[token.start : token.end] == token.text == "cafe\u0301"
+
+
+def test_composed_and_decomposed_text_are_the_same_words() -> None:
+    """NFC and NFD forms of one text made a phantom gap (0.038, issue #30): the presentation key
+    is in NFC, so the pair is identical (score 0, no model call) and such a gap is T0, while the
+    tokens, the segmentation and the spans stay those of spec §1 (the tokenizer is unchanged)."""
+    import unicodedata
+
+    from sitar import Scorer
+    from sitar.text import presentation_key
+
+    composed = "Le café est fermé, señor."
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+    assert presentation_key(composed) == presentation_key(decomposed)
+    scorer = Scorer.load()
+    res = scorer.score(
+        references=[composed, "Le café est fermé."],
+        hypotheses=[decomposed, unicodedata.normalize("NFD", "Le café est ouvert.")],
+    )
+    assert res.identical == (True, False) and res.scores[0] == 0.0
+    reference = "The café is closed. Please send the red box to Anna."
+    hypothesis = reference.replace("café", unicodedata.normalize("NFD", "café")).replace(
+        "red", "blue"
+    )
+    (analysis,) = scorer.analyze(references=[reference], hypotheses=[hypothesis])
+    gaps = analysis.segmentation.gaps
+    assert [g.ref_text for g in gaps] == ["café", "red"]  # spec §1 tokens still differ
+    assert [g.tier for g in analysis.gaps] == [0, 2]  # the form alone is T0 by rule
