@@ -86,23 +86,6 @@ def test_explain_many_wrong_length_predict_fn_names_pairs_and_inputs():
 
 
 def test_composed_and_decomposed_text_are_the_same_words() -> None:
-    """NFC and NFD forms of one text made a phantom gap (issue #30): the normalized forms are NFC
-    (tokenizer version 2), so the pair is identical, while the spans stay in each text."""
-    import unicodedata
-
-    from sitar import segment
-    from sitar.text import TOKENIZER_VERSION, tokenize
-
-    composed = "Le café est fermé, señor."
-    decomposed = unicodedata.normalize("NFD", composed)
-    assert composed != decomposed and TOKENIZER_VERSION == "2"
-    assert segment(composed, decomposed).gaps == ()
-    assert [t.norm for t in tokenize(decomposed)] == [t.norm for t in tokenize(composed)]
-    token = tokenize(decomposed)[1]
-    assert decomposed[token.start : token.end] == token.text == "cafe\u0301"
-
-
-def test_composed_and_decomposed_text_are_the_same_words() -> None:
     """NFC and NFD forms of one text made a phantom gap (0.038, issue #30): the presentation key
     is in NFC, so the pair is identical (score 0, no model call) and such a gap is T0, while the
     tokens, the segmentation and the spans stay those of spec §1 (the tokenizer is unchanged)."""
