@@ -9,6 +9,7 @@ The shape of Hugging Face ``evaluate``'s and jiwer's metric calls: lists of hypo
 ``score`` is the system score (:func:`sitar.result.system_score`, the macro mean of the per-pair
 ``scores``; the ``#system`` line of ``sitar score``), ``swer`` the corpus ``swer`` (micro, as
 WER's; only with a gap head, else the three ``swer`` keys are absent), ``swers`` each pair's.
+With several references per utterance (a list of lists) the result also has ``chosen_reference``.
 
 ``options`` are :class:`~sitar.options.ScorerOptions` fields (``checkpoint``, ``normalize``,
 ``threads``, ...), checked by it, so an unknown or bad option is an :class:`~sitar.errors.
@@ -112,7 +113,7 @@ def result_dict(result: ScoreResult) -> dict[str, Any]:
 def compute(
     *,
     predictions: Sequence[str],
-    references: Sequence[str],
+    references: Sequence[str] | Sequence[Sequence[str]],
     batch_size: int = 32,
     **options: Any,
 ) -> dict[str, Any]:
@@ -123,9 +124,30 @@ def compute(
     changes a score). Returns ``score`` (system), ``scores`` (per pair), ``swer`` and ``swers``
     with ``swer_version`` (gap head only) and ``signature``: see the module docstring.
 
+    ``references`` may give several candidates per utterance (``[["a", "b"], ["c"]]``): each
+    prediction then scores against its closest reference (:mod:`sitar.multiref`: lowest score,
+    then lowest ``swer``, then the first given), the corpus values are over the chosen pairs, and
+    ``chosen_reference`` lists each chosen index (0-based).
+
     >>> compute(predictions=["turn right"], references=["turn left"])["score"]  # doctest: +SKIP
     0.72...
     """
+    if _has_lists(references):
+        from sitar.multiref import check_reference_lists, score_multi
+
+        preds, _ = check_texts(predictions, [""] * len(references))
+        lists = check_reference_lists(references, len(preds))
+        multi = score_multi(
+            load_scorer(**options), references=lists, hypotheses=preds, batch_size=batch_size
+        )
+        return {**result_dict(multi.result), "chosen_reference": list(multi.chosen)}
     preds, refs = check_texts(predictions, references)
     scorer = load_scorer(**options)
     return result_dict(scorer.score(references=refs, hypotheses=preds, batch_size=batch_size))
+
+
+def _has_lists(references: Any) -> bool:
+    """Whether ``references`` gives several candidates per utterance (any item a list)."""
+    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
+        return False
+    return any(isinstance(r, Sequence) and not isinstance(r, (str, bytes)) for r in references)
