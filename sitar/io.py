@@ -61,7 +61,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from sitar.errors import InputError, OutputError
 from sitar.formats import (
@@ -94,6 +94,7 @@ __all__ = [
     "pairs_from_args",
     "parse_system",
     "parse_table",
+    "read_jsonl_rows",
     "read_kaldi",
     "read_lines",
     "read_pairs",
@@ -412,8 +413,9 @@ def parse_json_line(line: str, where: str) -> object:
         raise InputError(f"{where}: invalid JSON value ({e})") from e
 
 
-def _read_jsonl(path: str | Path) -> list[Pair]:
-    pairs: list[Pair] = []
+def read_jsonl_rows(path: str | Path, *, lists: bool = False) -> list[tuple[str, list[str], str]]:
+    """``(id, references, hypothesis)`` per ``--jsonl`` pair; ``lists``: ``reference`` may be a list."""
+    rows: list[tuple[str, list[str], str]] = []
     seen: set[str] = set()
     for lineno, line in enumerate(read_lines(path), start=1):
         if not line.strip():
@@ -425,20 +427,25 @@ def _read_jsonl(path: str | Path) -> list[Pair]:
         missing = [k for k in ("id", "reference", "hypothesis") if k not in obj]
         if missing:
             raise InputError(f"{where}: missing field(s) {', '.join(missing)}")
-        utt = obj["id"]
+        utt, refs = obj["id"], obj["reference"]
         if isinstance(utt, bool) or not isinstance(utt, (str, int)):
             raise InputError(f"{where}: id must be a string or an integer, got {utt!r}")
-        for key in ("reference", "hypothesis"):
-            if not isinstance(obj[key], str):
-                raise InputError(f"{where}: {key} must be a string, got {type(obj[key]).__name__}")
+        listed = lists and isinstance(refs, list)
+        if listed and not refs:
+            raise InputError(f"{where}: reference is an empty list; give at least one")
+        texts = [(f"reference[{j}]", t) for j, t in enumerate(refs)] if listed else []
+        texts = texts or [("reference", refs)]
+        for key, text in [*texts, ("hypothesis", obj["hypothesis"])]:
+            if not isinstance(text, str):
+                raise InputError(f"{where}: {key} must be a string, got {type(text).__name__}")
         utt = check_text(str(utt), f"{where}: id")
-        for key in ("reference", "hypothesis"):
-            check_text(obj[key], f"{where}: {key}")
+        for key, text in [*texts, ("hypothesis", obj["hypothesis"])]:
+            check_text(text, f"{where}: {key}")
         if utt in seen:
             raise InputError(f"{where}: duplicate id {utt!r}")
         seen.add(utt)
-        pairs.append(Pair(utt, obj["reference"], obj["hypothesis"]))
-    return pairs
+        rows.append((utt, [t for _, t in texts], obj["hypothesis"]))
+    return rows
 
 
 def read_pairs(
@@ -478,7 +485,7 @@ def read_pairs(
                 f"{', '.join(COLUMN_FORMATS)}, not to {given[0]}"
             )
     if jsonl is not None:
-        return _read_jsonl(jsonl)
+        return [Pair(u, refs[0], h) for u, refs, h in read_jsonl_rows(jsonl)]
     if ref is not None or hyp is not None:
         if ref is None or hyp is None:
             raise InputError("--ref and --hyp must be given together")
@@ -582,12 +589,16 @@ def columns_from_args(args: argparse.Namespace) -> Columns:
     )
 
 
-def add_pair_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the shared input options to a subcommand parser."""
+def add_pair_input_arguments(
+    parser: argparse.ArgumentParser, *, several_references: bool = False
+) -> None:
+    """Add the shared input options to a subcommand parser (``several_references``: ``--ref-file``
+    may be repeated and is a list, None when not given; ``sitar score``)."""
     group = parser.add_argument_group("input (choose one)")
     group.add_argument("--ref", metavar="TEXT", help="reference transcript of a single pair")
     group.add_argument("--hyp", metavar="TEXT", help="hypothesis transcript of a single pair")
-    group.add_argument("--ref-file", metavar="PATH", help="reference file (see --format)")
+    many: dict[str, Any] = {"action": "append"} if several_references else {}  # else SingleValue
+    group.add_argument("--ref-file", metavar="PATH", help="reference file (see --format)", **many)
     group.add_argument("--hyp-file", metavar="PATH", help="hypothesis file (see --format)")
     add_format_argument(group)
     group.add_argument(
@@ -781,7 +792,9 @@ def open_output(
 
 def input_paths(args: argparse.Namespace) -> list[str]:
     """Every input file named on a command line (for the same-file check of outputs)."""
-    paths = [getattr(args, k, None) for k in ("ref_file", "hyp_file", "jsonl", "groups")]
+    refs = getattr(args, "ref_file", None)  # a list in ``sitar score`` (repeatable)
+    paths = [*(refs if isinstance(refs, list) else [refs])]
+    paths += [getattr(args, k, None) for k in ("hyp_file", "jsonl", "groups")]
     for spec in getattr(args, "systems", None) or []:
         paths.append(str(spec).partition("=")[2])
     return [p for p in paths if p]

@@ -30,7 +30,15 @@ from sitar.commands._model import (
 from sitar.commands.compare import add_system_argument
 from sitar.commands.score_ray import add_engine_arguments, reject_ray_options, run_ray
 from sitar.errors import InputError
-from sitar.io import add_pair_input_arguments, input_paths, open_output, pairs_from_args
+from sitar.io import (
+    Pair,
+    add_pair_input_arguments,
+    columns_from_args,
+    input_paths,
+    open_output,
+    pairs_from_args,
+    read_jsonl_rows,
+)
 
 __all__ = ["register", "run"]
 
@@ -44,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "scores in [0, 1] (lower is less distortion), the system score and the signature."
         ),
     )
-    add_pair_input_arguments(parser)
+    add_pair_input_arguments(parser, several_references=True)
     add_system_argument(parser.add_argument_group("systems (instead of --hyp-file)"))
     add_model_arguments(parser)
     add_run_arguments(parser)
@@ -85,28 +93,45 @@ def _system_record(result: Any) -> dict[str, Any]:
     return record
 
 
-def write_tsv(out: TextIO, ids: list[str], result: Any, *, system_only: bool) -> None:
-    """``id score raw windowed [swer]`` rows (``swer`` with a gap head), then ``#system`` and,
-    with a gap head, ``#swer`` (the corpus value and its version)."""
+def write_tsv(
+    out: TextIO,
+    ids: list[str],
+    result: Any,
+    *,
+    system_only: bool,
+    chosen: tuple[int, ...] | None = None,
+) -> None:
+    """``id score raw windowed [swer] [ref]`` rows (``swer`` with a gap head, ``ref`` with
+    several references: the 1-based index of the chosen one), then ``#system`` and, with a gap
+    head, ``#swer`` (the corpus value and its version)."""
     out.write(f"#signature\t{result.signature}\n")
     swer = result.swer
     if not system_only:
-        out.write("id\tscore\traw\twindowed" + ("\tswer" if swer is not None else "") + "\n")
+        head = "id\tscore\traw\twindowed" + ("\tswer" if swer is not None else "")
+        out.write(head + ("\tref" if chosen is not None else "") + "\n")
         for i, pair_id in enumerate(ids):
             row = (
                 f"{pair_id}\t{result.scores[i]:.6f}\t{result.raw[i]:.6f}\t{int(result.windowed[i])}"
             )
-            out.write(row + (f"\t{swer[i]:.6f}" if swer is not None else "") + "\n")
+            row += f"\t{swer[i]:.6f}" if swer is not None else ""
+            out.write(row + (f"\t{chosen[i] + 1}" if chosen is not None else "") + "\n")
     out.write(f"#system\t{result.system_score:.6f}\t{result.aggregation}\tn={len(result)}\n")
     if swer is not None:
         out.write(f"#swer\t{result.system_swer:.6f}\t{result.swer_version}\tn={len(result)}\n")
 
 
 def write_jsonl(
-    out: TextIO, ids: list[str], result: Any, *, system_only: bool, system_name: str | None = None
+    out: TextIO,
+    ids: list[str],
+    result: Any,
+    *,
+    system_only: bool,
+    system_name: str | None = None,
+    chosen: tuple[int, ...] | None = None,
 ) -> None:
     """One object per pair, then the system object; ``system_name`` (``--system``) adds a
-    ``system_name`` field to each."""
+    ``system_name`` field to each, ``chosen`` (several references) a 1-based
+    ``reference_index`` to each pair's."""
     named = {} if system_name is None else {"system_name": system_name}
     if not system_only:
         for i, pair_id in enumerate(ids):
@@ -122,6 +147,8 @@ def write_jsonl(
             }
             if result.swer is not None:
                 record["swer"] = result.swer[i]
+            if chosen is not None:
+                record["reference_index"] = chosen[i] + 1
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     out.write(json.dumps({**named, **_system_record(result)}, ensure_ascii=False) + "\n")
 
@@ -142,6 +169,16 @@ _TSV_UNSAFE = (("\t", "a tab"), ("\n", "a line break"), ("\r", "a line break"), 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ref_file is not None and len(args.ref_file) > 1:
+        return run_references(args)
+    args.ref_file = args.ref_file[0] if args.ref_file else None
+    rows = None
+    if _jsonl_alone(args):  # a 'reference' may be a list of candidates
+        reject_ray_options(args)
+        check_output_path_args(args)
+        rows = read_jsonl_rows(args.jsonl, lists=True)
+        if any(len(refs) > 1 for _, refs, _ in rows):
+            return write_references(args, rows)
     if args.engine == "ray":
         if args.systems:
             raise InputError("--engine ray scores one system; give --hyp-file (or --jsonl)")
@@ -150,7 +187,10 @@ def run(args: argparse.Namespace) -> int:
     check_output_path_args(args)
     if args.systems:
         return run_systems(args)
-    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
+    if rows is not None:
+        pairs = [Pair(u, refs[0], h) for u, refs, h in rows]
+    else:
+        pairs = pairs_from_args(args, report=lambda m: notice(args, m))
     ids = [p.id for p in pairs]
     if not args.as_jsonl and not args.system_only:
         check_tsv_ids(ids)
@@ -167,11 +207,83 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jsonl_alone(args: argparse.Namespace) -> bool:
+    """``--jsonl`` is the only input, for the engine here (else the usual checks refuse it)."""
+    others = (args.ref, args.hyp, args.ref_file, args.hyp_file, *columns_from_args(args).given())
+    return args.jsonl is not None and args.engine != "ray" and not args.systems and not any(others)
+
+
+def run_references(args: argparse.Namespace) -> int:
+    """``--ref-file R1 --ref-file R2 --hyp-file H``: each hypothesis against its closest
+    reference (:mod:`sitar.multiref`); every reference file must hold the same ids."""
+    clashes = [
+        flag
+        for flag, on in (
+            ("--system", bool(args.systems)),
+            ("--engine ray", args.engine == "ray"),
+            ("--ref/--hyp", args.ref is not None or args.hyp is not None),
+            ("--jsonl", args.jsonl is not None),
+        )
+        if on
+    ]
+    if clashes:
+        raise InputError(
+            f"several --ref-file cannot be combined with {', '.join(clashes)}; give one "
+            "--hyp-file (or a JSONL 'reference' list with --jsonl)"
+        )
+    reject_ray_options(args)
+    check_output_path_args(args)
+    from sitar.io import read_pairs
+
+    tables = [
+        read_pairs(
+            ref_file=path,
+            hyp_file=args.hyp_file,
+            file_format=args.file_format,
+            columns=columns_from_args(args),
+            report=lambda m: notice(args, m),
+        )
+        for path in args.ref_file
+    ]
+    first = tables[0]
+    by_id = [{p.id: p.reference for p in table} for table in tables]
+    for path, table in zip(args.ref_file[1:], by_id[1:], strict=True):
+        if set(table) != set(by_id[0]):
+            raise InputError(
+                f"reference files do not hold the same ids: {args.ref_file[0]} has "
+                f"{len(by_id[0])}, {path} has {len(table)} ({len(set(table) ^ set(by_id[0]))} "
+                "differ); every --ref-file must cover the same utterances"
+            )
+    rows = [(p.id, [refs[p.id] for refs in by_id], p.hypothesis) for p in first]
+    return write_references(args, rows)
+
+
+def write_references(args: argparse.Namespace, rows: list[tuple[str, list[str], str]]) -> int:
+    """Score ``(id, candidate references, hypothesis)`` rows and write them with the chosen
+    reference's 1-based index (TSV column ``ref``, JSONL field ``reference_index``)."""
+    from sitar.multiref import score_multi
+
+    ids = [pair_id for pair_id, _, _ in rows]
+    if not args.as_jsonl and not args.system_only:
+        check_tsv_ids(ids)
+    multi = score_multi(
+        load_scorer(args),
+        references=[refs for _, refs, _ in rows],
+        hypotheses=[hyp for _, _, hyp in rows],
+        batch_size=args.batch_size,
+        progress=want_progress(args),
+    )
+    with open_output(args.output, inputs=input_paths(args)) as out:
+        writer = write_jsonl if args.as_jsonl else write_tsv
+        writer(out, ids, multi.result, system_only=args.system_only, chosen=multi.chosen)
+    return 0
+
+
 def run_systems(args: argparse.Namespace) -> int:
     """``--ref-file R --system A=a.txt --system B=b.txt``: each system scored against the same
     references (joined by id, as in ``sitar compare``), one output with a ``system`` column."""
     from sitar.comparison import join_by_id
-    from sitar.io import columns_from_args, read_system_inputs
+    from sitar.io import read_system_inputs
 
     clashes = [
         flag

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
+import sitar.cli
 from sitar import metric
 from sitar.errors import InputError
 from sitar.multiref import check_reference_lists, choose, score_multi
@@ -105,3 +108,103 @@ def test_compute_with_a_bad_reference_list_is_an_input_error():
         metric.compute(predictions=HYPS, references=[["a"], []])
     with pytest.raises(InputError, match="same length"):
         metric.compute(predictions=HYPS, references=[["a"]])
+
+
+# -- the command line: `sitar score` with several --ref-file, or a JSONL reference list ---------
+
+TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx"
+MODEL = ["--checkpoint", str(TINY), "--variant", "fp32", "--head", "pair"]
+
+
+def _write(path: Path, lines: list[str]) -> str:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    hyp = _write(tmp_path / "hyp.txt", ["turn right at the light", "call me at nine"])
+    r1 = _write(tmp_path / "r1.txt", ["turn left at the light", "call me at nine"])
+    r2 = _write(tmp_path / "r2.txt", ["turn right at the light", "call me at five"])
+    return hyp, r1, r2
+
+
+def _rows(out: str) -> list[list[str]]:
+    return [line.split("\t") for line in out.splitlines() if not line.startswith("#")]
+
+
+def test_cli_two_reference_files_pick_the_closest_and_say_which(files, capsys):
+    hyp, r1, r2 = files
+    argv = ["score", "--ref-file", r1, "--ref-file", r2, "--hyp-file", hyp, *MODEL]
+    assert sitar.cli.main(argv) == 0
+    out = capsys.readouterr().out
+    rows = _rows(out)
+    assert rows[0] == ["id", "score", "raw", "windowed", "ref"]
+    assert [(r[0], r[1], r[4]) for r in rows[1:]] == [
+        ("1", "0.000000", "2"),
+        ("2", "0.000000", "1"),
+    ]
+    assert "#system\t0.000000\t" in out
+    assert sitar.cli.main([*argv, "--jsonl-out"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["reference_index"] for r in records[:2]] == [2, 1]
+    assert "reference_index" not in records[2] and records[2]["n_pairs"] == 2
+
+
+def test_cli_one_reference_file_output_is_unchanged(files, capsys):
+    hyp, r1, _ = files
+    assert sitar.cli.main(["score", "--ref-file", r1, "--hyp-file", hyp, *MODEL]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows[0] == ["id", "score", "raw", "windowed"] and len(rows[1]) == 4
+
+
+def test_cli_reference_files_with_other_ids_are_refused(files, tmp_path, capsys):
+    hyp, r1, _ = files
+    r3 = _write(tmp_path / "r3.txt", ["only one line"])
+    argv = ["score", "--ref-file", r1, "--ref-file", r3, "--hyp-file", hyp, *MODEL]
+    assert sitar.cli.main(argv) != 0
+    assert "differ in length" in capsys.readouterr().err
+
+
+def test_cli_several_references_refuse_systems(files, capsys):
+    hyp, r1, r2 = files
+    argv = ["score", "--ref-file", r1, "--ref-file", r2, "--system", f"A={hyp}", *MODEL]
+    assert sitar.cli.main(argv) != 0
+    assert "several --ref-file cannot be combined with --system" in capsys.readouterr().err
+
+
+def test_other_single_valued_flags_still_refuse_repeats(files, capsys):
+    hyp, r1, _ = files
+    with pytest.raises(SystemExit) as info:
+        sitar.cli.main(["score", "--ref-file", r1, "--hyp-file", hyp, "--hyp-file", hyp])
+    assert info.value.code == 2
+    with pytest.raises(SystemExit):
+        sitar.cli.main(["gaps", "--ref-file", r1, "--ref-file", r1, "--hyp-file", hyp])
+    assert "--ref-file was given more than once" in capsys.readouterr().err
+
+
+def test_cli_jsonl_reference_lists(tmp_path, capsys):
+    lines = [
+        {"id": "a", "reference": ["turn left", "turn right"], "hypothesis": "turn right"},
+        {"id": "b", "reference": "call me at nine", "hypothesis": "call me at nine"},
+    ]
+    path = _write(tmp_path / "p.jsonl", [json.dumps(line) for line in lines])
+    assert sitar.cli.main(["score", "--jsonl", path, *MODEL]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows[0][-1] == "ref" and [(r[0], r[4]) for r in rows[1:]] == [("a", "2"), ("b", "1")]
+    bad = _write(tmp_path / "bad.jsonl", ['{"id": "a", "reference": [], "hypothesis": "x"}'])
+    assert sitar.cli.main(["score", "--jsonl", bad, *MODEL]) != 0
+    assert "bad.jsonl:1: reference is an empty list" in capsys.readouterr().err
+    bad = _write(tmp_path / "bad2.jsonl", ['{"id": "a", "reference": ["x", 1], "hypothesis": "x"}'])
+    assert sitar.cli.main(["score", "--jsonl", bad, *MODEL]) != 0
+    assert "reference[1] must be a string" in capsys.readouterr().err
+    # other commands keep refusing a list
+    assert sitar.cli.main(["gaps", "--jsonl", path]) != 0
+    assert "reference must be a string" in capsys.readouterr().err
+
+
+def test_cli_jsonl_with_single_references_is_unchanged(tmp_path, capsys):
+    line = {"id": "a", "reference": "turn left", "hypothesis": "turn right"}
+    path = _write(tmp_path / "p.jsonl", [json.dumps(line)])
+    assert sitar.cli.main(["score", "--jsonl", path, *MODEL]) == 0
+    assert _rows(capsys.readouterr().out)[0] == ["id", "score", "raw", "windowed"]
