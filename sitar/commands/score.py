@@ -10,6 +10,10 @@ and a final ``#system`` line with the system score, its aggregation and the numb
 per system. ``--jsonl-out`` writes one JSON object per pair and a final ``{"system": ...}``
 object, each with the signature (and ``system_name`` with ``--system``). ``--system-only``
 writes only the signature and the system line(s).
+
+Several references per utterance (``--ref-file`` repeated, or a JSONL ``reference`` list): each
+hypothesis keeps its closest reference (:mod:`sitar.multiref`); the TSV rows end with a ``ref``
+column and the JSONL records carry ``reference_index``, the 1-based number of the chosen one.
 """
 
 from __future__ import annotations
