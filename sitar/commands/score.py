@@ -219,7 +219,8 @@ def _jsonl_alone(args: argparse.Namespace) -> bool:
 
 def run_references(args: argparse.Namespace) -> int:
     """``--ref-file R1 --ref-file R2 --hyp-file H``: each hypothesis against its closest
-    reference (:mod:`sitar.multiref`); every reference file must hold the same ids."""
+    reference (:mod:`sitar.multiref`); each reference file is matched to the hypothesis file as a
+    single one is (same line count, or the same ids)."""
     clashes = [
         flag
         for flag, on in (
@@ -249,15 +250,10 @@ def run_references(args: argparse.Namespace) -> int:
         )
         for path in args.ref_file
     ]
+    # read_pairs matched each reference file to the hypotheses (line counts, or ids), so every
+    # table holds the same ids; the rows follow the first reference file.
     first = tables[0]
     by_id = [{p.id: p.reference for p in table} for table in tables]
-    for path, table in zip(args.ref_file[1:], by_id[1:], strict=True):
-        if set(table) != set(by_id[0]):
-            raise InputError(
-                f"reference files do not hold the same ids: {args.ref_file[0]} has "
-                f"{len(by_id[0])}, {path} has {len(table)} ({len(set(table) ^ set(by_id[0]))} "
-                "differ); every --ref-file must cover the same utterances"
-            )
     rows = [(p.id, [refs[p.id] for refs in by_id], p.hypothesis) for p in first]
     return write_references(args, rows)
 
