@@ -208,3 +208,36 @@ def test_cli_jsonl_with_single_references_is_unchanged(tmp_path, capsys):
     path = _write(tmp_path / "p.jsonl", [json.dumps(line)])
     assert sitar.cli.main(["score", "--jsonl", path, *MODEL]) == 0
     assert _rows(capsys.readouterr().out)[0] == ["id", "score", "raw", "windowed"]
+
+
+def test_cli_kaldi_reference_files_are_joined_by_id(tmp_path, capsys):
+    hyp = _write(tmp_path / "h.kaldi", ["u1 turn right", "u2 call me at nine"])
+    r1 = _write(tmp_path / "r1.kaldi", ["u2 call me at nine", "u1 turn left"])
+    r2 = _write(tmp_path / "r2.kaldi", ["u1 turn right", "u2 call me at five"])
+    argv = ["score", "--ref-file", r1, "--ref-file", r2, "--hyp-file", hyp, "--format", "kaldi"]
+    assert sitar.cli.main([*argv, *MODEL]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert {(r[0], r[1], r[4]) for r in rows[1:]} == {
+        ("u1", "0.000000", "2"),
+        ("u2", "0.000000", "1"),
+    }
+    r3 = _write(tmp_path / "r3.kaldi", ["u1 turn right", "u3 call me at five"])
+    assert sitar.cli.main([*argv[:4], r3, *argv[5:], *MODEL]) != 0
+    assert "do not match" in capsys.readouterr().err
+
+
+def test_cli_jsonl_lists_from_stdin_are_read_once(monkeypatch, capsys):
+    import io
+
+    line = {"id": "a", "reference": ["turn left", "turn right"], "hypothesis": "turn right"}
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(line).encode())))
+    assert sitar.cli.main(["score", "--jsonl", "-", "--jsonl-out", *MODEL]) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert records[0]["reference_index"] == 2 and records[0]["score"] == 0.0
+
+
+def test_cli_several_references_refuse_the_ray_engine(files, capsys):
+    hyp, r1, r2 = files
+    argv = ["score", "--ref-file", r1, "--ref-file", r2, "--hyp-file", hyp, "--engine", "ray"]
+    assert sitar.cli.main([*argv, *MODEL]) != 0
+    assert "cannot be combined with --engine ray" in capsys.readouterr().err
