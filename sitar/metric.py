@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from sitar import validation
 from sitar.errors import InputError
 from sitar.options import ScorerOptions
 
@@ -77,24 +78,17 @@ def clear_cache() -> None:
 
 
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
-    """``predictions`` and ``references`` as lists of str of the same length, or an
-    :class:`~sitar.errors.InputError` that names the argument (and item) at fault."""
-    for name, items in (("predictions", predictions), ("references", references)):
-        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-            raise InputError(
-                f"{name} must be a list of str, got {type(items).__name__}; "
-                "wrap a single pair as predictions=[hyp], references=[ref]"
-            )
-    for name, items in (("predictions", predictions), ("references", references)):
-        for i, item in enumerate(items):
-            if not isinstance(item, str):
-                raise InputError(f"{name}[{i}] must be a str, got {type(item).__name__}")
-    if len(predictions) != len(references):
+    """``predictions`` and ``references`` as lists of valid texts of the same length, or an
+    :class:`~sitar.errors.InputError` that names the argument (and item) at fault: the shared
+    text check (:func:`sitar.validation.check_texts`) under this API's argument names."""
+    preds = validation.check_texts("predictions", predictions)
+    refs = validation.check_texts("references", references)
+    if len(preds) != len(refs):
         raise InputError(
             "predictions and references must have the same length, got "
-            f"{len(predictions)} predictions and {len(references)} references"
+            f"{len(preds)} predictions and {len(refs)} references"
         )
-    return list(predictions), list(references)
+    return preds, refs
 
 
 def result_dict(result: ScoreResult) -> dict[str, Any]:
