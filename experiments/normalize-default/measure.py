@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -25,22 +24,10 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from benchmarks.invariance import load_suite  # noqa: E402
+from benchmarks.invariance import band, load_suite, strip  # noqa: E402
 from sitar import Scorer  # noqa: E402
 from sitar.normalize import normalize_pair, normalizer_id  # noqa: E402
 from training.evaluate_checkpoint import _load_devset, system_metrics  # noqa: E402
-
-T1_EDGE, T2_EDGE = 2.0 / 7.0, 5.0 / 7.0  # normalised band edges: T1 from raw 2/3, T2 from 5/3
-
-
-def strip(text: str) -> str:
-    text = re.sub(r"(?<=\w)'(?=\w)", "\0", text.lower())
-    text = re.sub(r"[^\w\s\0]", " ", text)
-    return " ".join(text.replace("\0", "'").split())
-
-
-def band(score: float) -> str:
-    return "T2" if score >= T2_EDGE - 1e-9 else "T1" if score >= T1_EDGE - 1e-9 else "T0"
 
 
 def main(argv: list[str] | None = None) -> int:
