@@ -208,6 +208,11 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
             raise _bad(
                 where, f"'scoring.head' must be one of {_HEAD_NAMES}, got {scoring['head']!r}"
             )
+        if "normalize" in scoring and scoring["normalize"] not in ("none", "sitar"):
+            raise _bad(
+                where,
+                f"'scoring.normalize' must be 'none' or 'sitar', got {scoring['normalize']!r}",
+            )
     markers = data.get("markers")
     if markers is not None:
         if not isinstance(markers, Mapping):

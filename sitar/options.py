@@ -148,9 +148,14 @@ class ScorerOptions:
 
 def default_normalization(config: Any) -> str:
     """The input form a checkpoint was trained on: ``sitar`` when its config records
-    ``normalize: sitar``, else ``none`` (every checkpoint so far, the default included, was
-    trained on text as written)."""
-    value = getattr(config, "normalize", None)
+    ``scoring.normalize: sitar`` (written by ``python -m training.export`` for a run with
+    ``normalize: sitar``), else ``none`` (text as written; every checkpoint before
+    ``sitar-minilm-gap-v11``, the v5 default included)."""
+    extra = getattr(config, "extra", None) or {}
+    scoring = extra.get("scoring") if isinstance(extra, dict) else None
+    value = scoring.get("normalize") if isinstance(scoring, dict) else None
+    if value is None:
+        value = getattr(config, "normalize", None)
     return "sitar" if value == "sitar" else "none"
 
 

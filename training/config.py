@@ -107,6 +107,11 @@ class TrainConfig:
     teacher: str = ""
     teacher_weight: float = 0.5
     rho: float = DEFAULT_RHO
+    #: The input form the model is trained on, and so the form a checkpoint of this run is scored
+    #: in by default (``scoring.normalize`` in its config): ``none`` (text as written) or
+    #: ``sitar`` (both sides through :mod:`sitar.normalize`). With ``sitar`` every record must be
+    #: in that normal form (``python -m training.normal_form``; checked when the data is loaded).
+    normalize: str = "none"
     #: ``auto``: bf16 on a bf16-capable GPU, fp32 otherwise. fp16 is not offered (DeBERTa overflows).
     precision: str = "auto"
     #: Force CPU even when a GPU is visible.
@@ -189,6 +194,8 @@ class TrainConfig:
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
             raise bad("teacher_weight", "a number in [0, 1]")
         object.__setattr__(self, "teacher_weight", float(w))
+        if self.normalize not in ("none", "sitar"):
+            raise bad("normalize", "'none' or 'sitar'")
         if self.teacher and not self.gap_head:
             raise InputError("config teacher: teacher targets are for the gap head (gap_head)")
         if not 0.0 <= self.warmup_ratio < 1.0:
@@ -230,6 +237,8 @@ class TrainConfig:
             del out["profile_repeat"]  # configs without it keep their hash
         if not self.teacher:
             del out["teacher"], out["teacher_weight"]  # likewise
+        if self.normalize == "none":
+            del out["normalize"]  # likewise
         out["extra"] = dict(self.extra)
         return out
 

@@ -34,6 +34,7 @@ __all__ = [
     "GAP_THRESHOLDS",
     "EncodedSplit",
     "base_position",
+    "check_normal_form",
     "data_signature",
     "encode_records",
     "gap_step",
@@ -124,6 +125,27 @@ def load_splits(
             "provenance.profile"
         )
     return splits
+
+
+def check_normal_form(splits: Mapping[str, Sequence[Record]], normalize: str) -> None:
+    """With ``normalize: sitar``, every record must have been written by
+    ``python -m training.normal_form`` with the installed normaliser (``provenance.normal_form`` is
+    :func:`sitar.normalize.normalizer_id`): the model must train on the form it is scored in.
+    With ``none`` nothing is checked (records as written)."""
+    if normalize != "sitar":
+        return
+    from sitar.normalize import normalizer_id
+
+    want = normalizer_id()
+    for split, records in splits.items():
+        for record in records:
+            got = record.provenance.get("normal_form")
+            if got != want:
+                raise RecordError(
+                    f"record {record.id!r} ({split}) is not in the normal form of {want!r} "
+                    f"(provenance.normal_form is {got!r}); convert the files with "
+                    "python -m training.normal_form, or train with normalize: none"
+                )
 
 
 #: Ordinal logits per gap of a gap head: one per threshold 1/3 ... 2 (spec §7b, docs/spec.md).

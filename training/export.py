@@ -152,13 +152,23 @@ def export_run(
 
 
 def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:
+    """The checkpoint's ``scoring`` section: its default head and, for a run trained on
+    normalised text, ``normalize: sitar`` (what :func:`sitar.options.default_normalization`
+    reads)."""
     if head is None:
-        return {}
+        return (
+            {"scoring": {"normalize": "sitar"}}
+            if getattr(config, "normalize", "none") == "sitar"
+            else {}
+        )
     if head not in ("gaps", "pair"):
         raise InputError(f"head must be 'gaps' or 'pair', got {head!r}")
     if head == "gaps" and not config.gap_head:
         raise InputError("head 'gaps' needs a run trained with gap_head: true")
-    return {"scoring": {"head": head}} if config.gap_head else {}
+    scoring: dict[str, Any] = {"head": head} if config.gap_head else {}
+    if getattr(config, "normalize", "none") == "sitar":
+        scoring["normalize"] = "sitar"
+    return {"scoring": scoring} if scoring else {}
 
 
 def _eval_weights(run_dir: Path, step: int) -> Path:

@@ -52,6 +52,7 @@ from sitar.modeling.model import find_pad_id
 from training.config import CONFIG_FILE, TrainConfig, load_config
 from training.data import (
     EncodedSplit,
+    check_normal_form,
     collate,
     data_signature,
     encode_records,
@@ -456,6 +457,7 @@ def train(
         train_split=config.train_split,
         profile_repeat=config.profile_repeat,
     )
+    check_normal_form(splits, config.normalize)
     if config.train_split not in splits:
         raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
     if config.eval_split not in splits:

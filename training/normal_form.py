@@ -1,0 +1,263 @@
+"""Record files in the scorer's normal form: train on what the model sees (issue #28).
+
+A checkpoint trained with ``normalize: sitar`` is scored, by default, on both sides put through
+:func:`sitar.normalize.normalize_pair`; CGD then finds its gaps on the normalised texts, and the
+model reads the normalised, gap-marked pair. This module turns labelled records (text as written,
+gaps and tiers on it) into records of exactly that form:
+
+1. both texts are normalised with :func:`~sitar.normalize.normalize_pair` and segmented again
+   with :func:`sitar.segment` (the scorer's defaults);
+2. each new gap takes the highest severity step ``3t + δ`` of the labelled gaps it overlaps in the
+   original text (the normaliser maps every normalised token back to the original characters it
+   came from). A labelled gap that overlaps no new gap was a difference of written form only
+   (``350`` against ``three hundred and fifty``) and disappears with it; a new gap that overlaps
+   no labelled gap has no label, and its record is left out (counted);
+3. the score is recomputed from the new tiers (spec §5).
+
+**Mixed-form variants** (``--mixed-share``): for a seeded share of the records, one side (chosen at
+random) is first put in recognizer form (lowercase, punctuation replaced by spaces, so every
+character keeps its offset and the labelled spans still apply) and the pair is then normalised
+and relabelled as above. A variant is written only when its normal form differs from the plain
+record's (punctuation carried meaning for the normaliser: ``-2``, ``3:30``, ``$5``, a pause
+inside a list of numbers); otherwise it would only duplicate it. Variants get the id
+``<id>#mixed-ref`` or ``<id>#mixed-hyp`` and the parent's split.
+
+Every output record's provenance records ``normal_form`` (:func:`sitar.normalize.normalizer_id`)
+and, for a variant, ``mixed_form`` and ``parent``. A training config with ``normalize: sitar``
+refuses records without the current ``normal_form`` (:func:`training.data.check_normal_form`).
+
+Run::
+
+    python -m training.normal_form IN.jsonl [IN2.jsonl ...] --out-dir DIR [--mixed-share 0.3]
+
+Each input file ``NAME.jsonl`` becomes ``DIR/NAME.jsonl``; ``DIR/normal_form.json`` holds the
+counts (records in, out, left out and why, gaps vanished by tier, variants), the normaliser id,
+the seed and the versions.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from sitar._main import ArgumentParser, tool_main
+from sitar.records import Record, read_records, write_records
+
+__all__ = ["MIXED_SIDES", "main", "normal_form_record", "recognizer_form_keep_offsets"]
+
+#: The sides a mixed-form variant puts in recognizer form.
+MIXED_SIDES = ("ref", "hyp")
+
+
+def recognizer_form_keep_offsets(text: str) -> str:
+    """Lowercase, with every character that is not a letter, digit, space or word-internal
+    apostrophe replaced by a space: what a recognizer writes, with each character at its original
+    offset (so character spans into ``text`` stay valid). Characters whose lowercase is longer
+    than one character (``İ``) are kept as they are."""
+    chars = list(text)
+    out: list[str] = []
+    for i, ch in enumerate(chars):
+        low = ch.lower()
+        if len(low) != 1:
+            low = ch
+        if low.isalnum() or low.isspace():
+            out.append(low)
+        elif (
+            low in "'\u2019"
+            and 0 < i < len(chars) - 1
+            and chars[i - 1].isalnum()
+            and chars[i + 1].isalnum()
+        ):
+            out.append(low)
+        else:
+            out.append(" ")
+    return "".join(out)
+
+
+def _overlaps(span: Sequence[int], other: Sequence[int]) -> bool:
+    """Whether two half-open character spans touch the same text; an empty span (an insertion
+    point) overlaps a span that contains or borders its point."""
+    a, b = span
+    c, d = other
+    if a == b and c == d:
+        return a == c
+    if a == b:
+        return c <= a <= d
+    if c == d:
+        return a <= c <= b
+    return a < d and c < b
+
+
+def normal_form_record(
+    record: Record,
+    *,
+    reference: str | None = None,
+    hypothesis: str | None = None,
+) -> tuple[Record | None, str, Counter[int]]:
+    """``record`` in normal form, or None with the reason it was left out.
+
+    ``reference``/``hypothesis`` replace the record's texts before normalising (same length and
+    offsets: :func:`recognizer_form_keep_offsets`); the labelled spans are read against them.
+    Returns ``(record or None, reason, vanished)`` where ``vanished`` counts, by tier, the
+    labelled gaps that only differed in written form."""
+    from sitar import segment
+    from sitar.normalize import normalize_pair, normalizer_id
+    from sitar.targets import score_from_tiers
+
+    ref = record.reference if reference is None else reference
+    hyp = record.hypothesis if hypothesis is None else hypothesis
+    if len(ref) != len(record.reference) or len(hyp) != len(record.hypothesis):
+        raise ValueError("replacement texts must keep every character offset")
+    pair = normalize_pair(ref, hyp)
+    seg = segment(*pair.texts)
+    old = [
+        (tuple(g["ref_span"]), tuple(g["hyp_span"]), 3 * t + d)
+        for g, t, d in zip(record.gaps, record.tiers, record.directions, strict=True)
+    ]
+    used: set[int] = set()
+    steps: list[int] = []
+    for gap in seg.gaps:
+        rs = pair.reference.original_span(*gap.ref_tokens)
+        hs = pair.hypothesis.original_span(*gap.hyp_tokens)
+        hits = [
+            k
+            for k, (ors, ohs, _) in enumerate(old)
+            if (ors[0] != ors[1] and rs[0] != rs[1] and _overlaps(ors, rs))
+            or (ohs[0] != ohs[1] and hs[0] != hs[1] and _overlaps(ohs, hs))
+            or (
+                (ors[0] == ors[1] or rs[0] == rs[1] or ohs[0] == ohs[1] or hs[0] == hs[1])
+                and _overlaps(ors, rs)
+                and _overlaps(ohs, hs)
+            )
+        ]
+        if not hits:
+            return None, "new gap without a labelled gap", Counter()
+        used.update(hits)
+        steps.append(max(old[k][2] for k in hits))
+    vanished = Counter((old[k][2] + 1) // 3 for k in range(len(old)) if k not in used)
+    tiers = [(s + 1) // 3 for s in steps]
+    directions = [s - 3 * t for s, t in zip(steps, tiers, strict=True)]
+    score = score_from_tiers(tiers, directions, rho=record.rho)
+    provenance = dict(record.provenance)
+    provenance["normal_form"] = normalizer_id()
+    out = Record(
+        id=record.id,
+        reference=pair.texts[0],
+        hypothesis=pair.texts[1],
+        gaps=tuple(g.to_dict() for g in seg.gaps),
+        tiers=tuple(tiers),
+        directions=tuple(directions),
+        score=score,
+        rho=record.rho,
+        split=record.split,
+        provenance=provenance,
+        signature=record.signature,
+    )
+    return out, "", vanished
+
+
+def _convert(
+    records: Iterable[Record], *, mixed_share: float, rng: random.Random, stats: Counter[str]
+) -> Iterator[Record]:
+    for record in records:
+        stats["in"] += 1
+        new, reason, vanished = normal_form_record(record)
+        for tier, n in vanished.items():
+            stats[f"vanished_T{tier}"] += n
+        if new is None:
+            stats[f"left_out: {reason}"] += 1
+            continue
+        stats["out"] += 1
+        yield new
+        if mixed_share <= 0 or rng.random() >= mixed_share:
+            continue
+        side = rng.choice(MIXED_SIDES)
+        texts = {
+            "reference": recognizer_form_keep_offsets(record.reference) if side == "ref" else None,
+            "hypothesis": recognizer_form_keep_offsets(record.hypothesis)
+            if side == "hyp"
+            else None,
+        }
+        variant, reason, _ = normal_form_record(record, **texts)
+        if variant is None:
+            stats[f"mixed_left_out: {reason}"] += 1
+            continue
+        if (variant.reference, variant.hypothesis) == (new.reference, new.hypothesis):
+            stats["mixed_same_as_plain"] += 1
+            continue
+        provenance = dict(variant.provenance)
+        provenance.update({"mixed_form": side, "parent": record.id})
+        stats["mixed_out"] += 1
+        yield Record(
+            **{
+                **{f: getattr(variant, f) for f in variant.__dataclass_fields__},
+                "id": f"{record.id}#mixed-{side}",
+                "provenance": provenance,
+            }
+        )
+
+
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(
+        prog="python -m training.normal_form",
+        description="Labelled record files -> the same records in the scorer's normal form "
+        "(normalised texts, gaps found again, tiers carried over by overlap).",
+    )
+    p.add_argument("inputs", nargs="+", type=Path, help="record files (JSONL)")
+    p.add_argument("--out-dir", type=Path, required=True, help="folder for the converted files")
+    p.add_argument(
+        "--mixed-share",
+        type=float,
+        default=0.0,
+        help="share of records that also get a mixed-form variant (default 0)",
+    )
+    p.add_argument("--seed", type=int, default=13)
+    return p
+
+
+@tool_main("python -m training.normal_form")
+def main(argv: Sequence[str] | None = None) -> int:
+    import importlib.metadata as md
+
+    from sitar.errors import InputError
+    from sitar.normalize import normalizer_id
+
+    args = _parser().parse_args(argv)
+    if not 0.0 <= args.mixed_share <= 1.0:
+        raise InputError(f"--mixed-share must be in [0, 1], got {args.mixed_share}")
+    names = [p.name for p in args.inputs]
+    if len(set(names)) != len(names):
+        raise InputError(f"input files must have distinct names, got {names}")
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {
+        "normalizer": normalizer_id(),
+        "mixed_share": args.mixed_share,
+        "seed": args.seed,
+        "versions": {
+            "sitar": md.version("sitar"),
+            "whisper-normalizer": md.version("whisper-normalizer"),
+        },
+        "files": {},
+    }
+    for path in args.inputs:
+        stats: Counter[str] = Counter()
+        rng = random.Random(f"{args.seed}:{path.name}")
+        n = write_records(
+            args.out_dir / path.name,
+            _convert(read_records(path), mixed_share=args.mixed_share, rng=rng, stats=stats),
+        )
+        report["files"][str(path)] = dict(sorted(stats.items()))
+        print(f"{path} -> {args.out_dir / path.name}: {n} records; {dict(stats)}", file=sys.stderr)
+    (args.out_dir / "normal_form.json").write_text(
+        json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
