@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "report": ("bench_report", "sitar report at 10,000 utterances (build, size, browser)"),
     "serve": ("bench_serve", "load test of sitar serve vs offline scoring"),
     "ray": ("bench_ray", "Ray scoring overhead vs Scorer.score"),
+    "speed": ("bench_speed", "shipped default vs the BERTScore-style baseline; normaliser share"),
     "severity": (
         "severity.run",
         "real recognizer output: each metric against blind readers' severity (AUC, Spearman, A/B)",

@@ -8,7 +8,9 @@ benchmark measures, so they are kept, not merged); all are seeded and need no ne
 * :func:`synthetic_pairs`: generated ASR-like pairs with ids (serving and cluster benchmarks);
 * :func:`inference_pairs`: a record file's first pairs, or generated 8-40 word sentences;
 * :func:`edited_pairs`: long dev-set text with word edits at a given rate (CGD speed);
-* :func:`report_systems`: two generated systems with known error rates (the HTML report).
+* :func:`report_systems`: two generated systems with known error rates (the HTML report);
+* :func:`recognizer_pairs`: a seeded sample of the committed real recognizer transcripts (the
+  severity benchmark's items and the public A/B sets; ``bench_speed``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DEVSET = ROOT / "annotation" / "devset" / "sitar_dev_v1.source.jsonl"
+#: Committed real recognizer transcripts (pocketsphinx on espeak-ng speech) with their references.
+SEVERITY_ITEMS = ROOT / "benchmarks" / "severity" / "data" / "items.jsonl"
+AB_SETS = (
+    ROOT / "annotation" / "ab" / "sitar_ab_v1.jsonl",
+    ROOT / "annotation" / "ab" / "sitar_ab_val_v1.jsonl",
+)
 
 
 def sample_pairs(path: str, n: int, seed: int) -> tuple[list[str], list[str]]:
@@ -196,3 +204,26 @@ def report_systems(n: int, seed: int) -> tuple[dict[str, str], dict[str, dict[st
                     hyp.insert(k, "not")
             systems[name][utt] = " ".join(hyp)
     return refs, systems
+
+
+def recognizer_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
+    """``bench_speed``'s pairs: a seeded sample of ``n`` distinct (reference, hypothesis) pairs of
+    real recognizer output committed in the repo, pooled from the severity benchmark's 900 items
+    (the reference as written, ``reference_written``: digits, punctuation and case, as a user's
+    reference comes) and both transcripts of every item of the public A/B sets (test and
+    validation; their references are in spoken form). 1,724 distinct pairs in all; asking for more
+    is an error rather than a silent repeat (repeated texts would flatter the baseline, which encodes
+    each distinct text once per call)."""
+    pool: set[tuple[str, str]] = set()
+    for line in SEVERITY_ITEMS.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        pool.add((item["reference_written"], item["hypothesis"]))
+    for path in AB_SETS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            item = json.loads(line)
+            pool.add((item["reference"], item["a"]))
+            pool.add((item["reference"], item["b"]))
+    if n > len(pool):
+        raise SystemExit(f"only {len(pool)} distinct recognizer pairs are committed, asked for {n}")
+    chosen = random.Random(seed).sample(sorted(pool), n)
+    return [r for r, _ in chosen], [h for _, h in chosen]

@@ -18,6 +18,13 @@ JSON with the score signature:
   the controlled-ordering protocol over the ladders (``"ladders"``, grouped by
   ``provenance.reference_id``).
 
+``--split NAME`` keeps only the records of one split (``train``, ``validation``, ``test``).
+``--by-selection`` adds ``"by_selection"`` to the records report: the same per-gap numbers (tier
+and position accuracy, tier confusion matrix) and regression metrics (Spearman, ...) for each part
+of the recognizer labels by how their reference was chosen for labelling
+(``provenance.selection`` from :mod:`annotation.asr.active`): ``active``, ``random`` and
+``earlier`` (records without the tag: every sheet before active selection), as issue #31 asks.
+
 Every controlled-ordering report also gives ``within_tier_agreement``: the share of ordered pairs
 with the same highest tier (decided by counts alone, not by tier priority) that are correct.
 
@@ -38,17 +45,20 @@ import numpy as np
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.options import ScorerOptions, add_scorer_arguments, options_from_args
-from sitar.records import read_records
+from sitar.records import SPLITS, read_records
 from sitar.targets import normalize_score
 from training.baselines import DEFAULT_ENCODER, EmbeddingBaselines, parse_baselines
 from training.evaluate import controlled_ordering, reference_bootstrap, regression_metrics
 
 __all__ = [
+    "SELECTIONS",
     "devset_report",
     "evaluate_checkpoint",
     "gap_report",
     "main",
     "records_report",
+    "selection_of",
+    "selection_report",
     "system_metrics",
     "t2_over_t1_share",
 ]
@@ -229,6 +239,64 @@ def pairwise_agreement(
     return out
 
 
+#: Parts of the recognizer labels by how a reference was chosen (``provenance.selection``, written
+#: by ``annotation.asr labels`` for sheets of ``active-sheets``); ``earlier``: no tag.
+SELECTIONS = ("active", "random", "earlier")
+
+
+def selection_of(record: Any) -> str:
+    """The part of ``record``: its ``provenance.selection`` (``active`` or ``random``), or
+    ``earlier`` when it has none; any other value is an :class:`InputError` naming the record."""
+    value = record.provenance.get("selection")
+    if value is None:
+        return "earlier"
+    if value not in SELECTIONS[:2]:
+        raise InputError(
+            f"record {record.id!r}: provenance.selection must be 'active' or 'random' (or absent), "
+            f"got {value!r}"
+        )
+    return str(value)
+
+
+def selection_report(
+    records: Sequence[Any], raw: Sequence[float], analyses: Sequence[Any] | None
+) -> dict[str, dict[str, Any]]:
+    """Per part of :data:`SELECTIONS`: the number of records, the regression metrics of ``raw``
+    against the records' targets (nan where a part has fewer than two records) and, with gap-head
+    ``analyses``, :func:`gap_report` of the part. A part with no records is ``{"n_records": 0}``."""
+    parts: dict[str, list[int]] = {name: [] for name in SELECTIONS}
+    for i, record in enumerate(records):
+        parts[selection_of(record)].append(i)
+    out: dict[str, dict[str, Any]] = {}
+    for name, idx in parts.items():
+        entry: dict[str, Any] = {"n_records": len(idx)}
+        if idx:
+            if len(idx) >= 2:
+                entry.update(
+                    regression_metrics([raw[i] for i in idx], [records[i].score for i in idx])
+                )
+            else:
+                entry["spearman"] = float("nan")
+            if analyses is not None:
+                entry["gaps"] = gap_report([records[i] for i in idx], [analyses[i] for i in idx])
+        out[name] = entry
+    return out
+
+
+def _read_all(paths: Sequence[Path], split: str | None) -> list[Any]:
+    """The records of ``paths``, only those of ``split`` when one is named."""
+    if split is not None and split not in SPLITS:
+        raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+    records = [rec for path in paths for rec in read_records(path)]
+    if split is not None:
+        records = [rec for rec in records if rec.split == split]
+        if not records:
+            raise InputError(f"no records of split {split!r} in {[str(p) for p in paths]}")
+    if not records:
+        raise InputError("no records to evaluate")
+    return records
+
+
 def records_report(
     scorer: Any,
     paths: Sequence[Path],
@@ -237,15 +305,19 @@ def records_report(
     baselines: Sequence[str] = (),
     baseline_encoder: str = DEFAULT_ENCODER,
     threads: int | None = None,
+    split: str | None = None,
+    by_selection: bool = False,
 ) -> dict[str, Any]:
     """Regression metrics against the records' spec §5 targets, per-gap accuracy (gap head),
     ladder ordering, and pairwise agreement with the targets for SITAR, WER and each requested
-    embedding baseline on the same pairs."""
+    embedding baseline on the same pairs. ``split`` keeps the records of one split;
+    ``by_selection`` adds :func:`selection_report` as ``"by_selection"``."""
     from sitar.comparison import word_error_counts
 
-    records = [rec for path in paths for rec in read_records(path)]
-    if not records:
-        raise InputError("no records to evaluate")
+    records = _read_all(paths, split)
+    if by_selection:
+        for record in records:  # a bad tag fails before any scoring
+            selection_of(record)
     refs = [r.reference for r in records]
     hyps = [r.hypothesis for r in records]
     analyses = None
@@ -258,9 +330,11 @@ def records_report(
         result = scorer.score(references=refs, hypotheses=hyps, batch_size=batch_size)
         raw, normalized = list(result.raw), list(result.scores)
     metrics = regression_metrics(raw, [r.score for r in records])
-    report: dict[str, Any] = {"files": [str(p) for p in paths], **metrics}
+    report: dict[str, Any] = {"files": [str(p) for p in paths], "split": split, **metrics}
     if analyses is not None:
         report["gaps"] = gap_report(records, analyses)
+    if by_selection:
+        report["by_selection"] = selection_report(records, raw, analyses)
     rungs = [i for i, r in enumerate(records) if _is_rung(r)]
     if rungs:
         rows = _ladder_rows([records[i] for i in rungs])
@@ -330,16 +404,21 @@ def evaluate_checkpoint(
     baseline_encoder: str = DEFAULT_ENCODER,
     tie_breaker: int | None = None,
     decode: str | None = None,
+    split: str | None = None,
+    by_selection: bool = False,
 ) -> dict[str, Any]:
     """Load ``checkpoint`` (a folder or hub id with the keyword options ``variant``, ``threads``,
     ``tie_breaker``, ``decode``, or one :class:`~sitar.options.ScorerOptions` holding every scorer
     option) with :class:`sitar.scorer.Scorer` and report on the dev set (unless
     ``devset`` is ``None``) and on ``records``. ``baselines`` (names from
     :data:`training.baselines.BASELINES`) are computed on the dev set with ``baseline_encoder``;
-    they are checked before anything is loaded."""
+    they are checked before anything is loaded. ``split`` and ``by_selection`` go to
+    :func:`records_report`."""
     from sitar.scorer import Scorer
 
     names = parse_baselines(baselines)
+    if (split is not None or by_selection) and not records:
+        raise InputError("split and by_selection apply to records; name record files")
     if names and devset is None and not records:
         raise InputError(
             "the embedding baselines are computed on the dev set and the records; both are off"
@@ -377,6 +456,8 @@ def evaluate_checkpoint(
             baselines=names,
             baseline_encoder=baseline_encoder,
             threads=threads,
+            split=split,
+            by_selection=by_selection,
         )
     return report
 
@@ -390,6 +471,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET, help="dev set JSONL")
     parser.add_argument("--no-devset", action="store_true", help="skip the dev set")
     parser.add_argument("--records", type=Path, nargs="*", default=[], help="sitar.record/1 files")
+    parser.add_argument(
+        "--split", choices=SPLITS, help="evaluate only the records of this split (default: all)"
+    )
+    parser.add_argument(
+        "--by-selection",
+        action="store_true",
+        help="also report the records per selection part: active, random, earlier (no tag)",
+    )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument(
         "--baselines",
@@ -414,6 +503,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         batch_size=args.batch_size,
         baselines=parse_baselines(args.baselines),
         baseline_encoder=args.baseline_encoder,
+        split=args.split,
+        by_selection=args.by_selection,
     )
     text = json.dumps(report, indent=2, sort_keys=True)
     print(text)

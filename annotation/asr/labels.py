@@ -8,7 +8,8 @@ labels of every file that holds it), then gives each record the split of its ref
 from ``BUILD/splits.json``. A gap's tier is the majority of its readers: one reader, two who agree,
 or two who disagree plus the third reader (a pair with a gap on which all three differ is dropped
 and reported as ``no_majority``). Records keep the recognizer system(s) and the readers in their
-provenance.
+provenance, and, for pairs of sheets written by ``active-sheets`` (:mod:`annotation.asr.active`),
+how their reference was chosen (``provenance.selection``: ``active`` or ``random``).
 """
 
 from __future__ import annotations
@@ -92,6 +93,10 @@ def import_labels(build: str | Path, labels: str | Path, out: str | Path) -> dic
             "reference_id": ref_id,
             "pool_id": group_of[ref_id],
         }
+        if meta.get("selection") is not None:
+            # how an active-sheets reference was chosen ("active" / "random"; annotation.asr.
+            # active), so metrics can be reported per part; earlier sheets have no tag
+            provenance["selection"] = meta["selection"]
         records.append(
             dataclasses.replace(r, split=groups[group_of[ref_id]], provenance=provenance)
         )

@@ -592,6 +592,17 @@ def test_labels_become_records_with_the_build_split(tmp_path: Path) -> None:
         assert r.split == splits[r.provenance["pool_id"]]
         assert r.provenance["source"] == "asr-hand" and r.id.startswith(r.provenance["system"])
     assert summary["readers_per_record"] == {2: len(records) - 1, 3: 1}
+    assert not any("selection" in r.provenance for r in records.values())  # no active sheets
+    # a sheet written by active-sheets tags each pair with how its reference was chosen
+    pairs_file = out / "sheets" / "asr-sheet-01.pairs.jsonl"
+    tagged = [json.loads(line) for line in pairs_file.read_text("utf-8").splitlines()]
+    tagged = [
+        {**row, "selection": "active" if row["id"] == disputed else "random"} for row in tagged
+    ]
+    pairs_file.write_text("".join(json.dumps(row) + "\n" for row in tagged), encoding="utf-8")
+    import_labels(out, labels, tmp_path / "tagged.jsonl")
+    selections = {r.id: r.provenance["selection"] for r in read_records(tmp_path / "tagged.jsonl")}
+    assert selections == {pid: "active" if pid == disputed else "random" for pid in records}
     (labels / "notes.csv").write_text("x\n", encoding="utf-8")
     with pytest.raises(InputError, match="not named"):
         import_labels(out, labels, tmp_path / "again.jsonl")

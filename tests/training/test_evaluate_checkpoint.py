@@ -161,3 +161,125 @@ def test_pairwise_agreement_by_hand():
     # all pairs with different targets: the three above plus (0,3) agree, (2,3) disagree;
     # (1,3) has equal targets and is left out: 3.5 / 5
     assert out["all"] == pytest.approx(3.5 / 5) and out["all_pairs"] == 5
+
+
+# -- per selection part (issue #31: active vs random labels) ----------------------------------
+
+
+def _record(i: int, tier: int, selection: str | None, split: str = "test"):
+    """A one-gap record "a b c" -> "a xI c" with its gap at token 1 labelled ``tier``."""
+    from sitar.records import Record
+    from sitar.targets import score_from_tiers
+
+    hyp = f"a x{i} c"
+    provenance = {"source": "test"} if selection is None else {"selection": selection}
+    return Record(
+        id=f"r{i}",
+        reference="a b c",
+        hypothesis=hyp,
+        gaps=(
+            {
+                "ref_tokens": [1, 2],
+                "hyp_tokens": [1, 2],
+                "ref_span": [2, 3],
+                "hyp_span": [2, 2 + len(f"x{i}")],
+                "ref_text": "b",
+                "hyp_text": f"x{i}",
+            },
+        ),
+        tiers=(tier,),
+        directions=(0,),
+        score=score_from_tiers([tier], [0]),
+        split=split,
+        provenance=provenance,
+    )
+
+
+def _analysis(record, predicted_tier: int):
+    """A gap-head analysis that finds the record's gap and predicts ``predicted_tier``."""
+    (gap,) = record.gaps
+    span = SimpleNamespace(ref_span=tuple(gap["ref_span"]), hyp_span=tuple(gap["hyp_span"]))
+    return SimpleNamespace(
+        gaps=(SimpleNamespace(tier=predicted_tier, step=3 * predicted_tier),),
+        segmentation=SimpleNamespace(gaps=(span,)),
+    )
+
+
+def test_selection_of():
+    assert ec.selection_of(_record(0, 1, "active")) == "active"
+    assert ec.selection_of(_record(0, 1, "random")) == "random"
+    assert ec.selection_of(_record(0, 1, None)) == "earlier"
+    from sitar.errors import InputError
+
+    with pytest.raises(InputError, match="'r0'.*'bogus'"):
+        ec.selection_of(_record(0, 1, "bogus"))
+
+
+def test_selection_report_by_hand():
+    # active: labels T0, T1, T2, predicted T0, T2, T2 (2 of 3 right); raw follows the labels
+    # random: labels T2, T0, predicted T2, T0 (both right); raw reversed against the labels
+    # earlier: one record, T1 predicted T0
+    spec = [
+        ("active", 0, 0, 0.1),
+        ("active", 1, 2, 0.9),
+        ("active", 2, 2, 1.5),
+        ("random", 2, 2, 0.2),
+        ("random", 0, 0, 1.0),
+        (None, 1, 0, 0.5),
+    ]
+    records = [_record(i, tier, sel) for i, (sel, tier, _, _) in enumerate(spec)]
+    analyses = [_analysis(r, pred) for r, (_, _, pred, _) in zip(records, spec, strict=True)]
+    raw = [x for *_, x in spec]
+    report = ec.selection_report(records, raw, analyses)
+    assert list(report) == ["active", "random", "earlier"]
+    active, random_, earlier = report["active"], report["random"], report["earlier"]
+    assert active["n_records"] == 3 and active["gaps"]["n_gaps"] == 3
+    assert active["gaps"]["tier_accuracy"] == pytest.approx(2 / 3)
+    assert active["gaps"]["confusion_tiers"] == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
+    assert active["spearman"] == pytest.approx(1.0)
+    assert random_["gaps"]["tier_accuracy"] == 1.0 and random_["spearman"] == pytest.approx(-1.0)
+    assert earlier["n_records"] == 1 and earlier["gaps"]["tier_accuracy"] == 0.0
+    assert earlier["gaps"]["confusion_tiers"] == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    assert earlier["spearman"] != earlier["spearman"]  # nan: one record has no rank correlation
+    # the parts add up to the whole; a part with no records is just its count; no gap head: no gaps
+    only_active = ec.selection_report(records[:3], raw[:3], None)
+    assert only_active["random"] == {"n_records": 0} == only_active["earlier"]
+    assert "gaps" not in only_active["active"]
+
+
+def test_cli_split_and_by_selection_on_tiny_records(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("jiwer")
+    from sitar.records import write_records
+
+    records = [_record(0, 2, "active"), _record(1, 0, "active"), _record(2, 1, "random")]
+    records += [_record(3, 2, None), _record(4, 1, None, split="train")]
+    path = tmp_path / "records.jsonl"
+    write_records(path, records)
+    out = tmp_path / "report.json"
+    argv = ["--checkpoint", str(FIXTURE), "--no-devset", "--records", str(path)]
+    assert ec.main([*argv, "--split", "test", "--by-selection", "-o", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))["records"]
+    assert report["split"] == "test" and report["n"] == 4  # the train record is left out
+    parts = report["by_selection"]
+    assert {k: v["n_records"] for k, v in parts.items()} == {"active": 2, "random": 1, "earlier": 1}
+    assert "spearman" in parts["active"]
+    assert json.loads(capsys.readouterr().out)["records"]["by_selection"] == parts  # printed too
+    assert ec.main([*argv, "-o", str(out)]) == 0  # without the options: every record, no parts
+    plain = json.loads(out.read_text(encoding="utf-8"))["records"]
+    assert plain["n"] == 5 and plain["split"] is None and "by_selection" not in plain
+
+
+def test_cli_split_and_selection_errors(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    from sitar.records import write_records
+
+    path = tmp_path / "records.jsonl"
+    write_records(path, [_record(0, 1, "sideways", split="train")])
+    base = ["--checkpoint", str(FIXTURE), "--no-devset"]
+    assert ec.main([*base, "--records", str(path), "--split", "test"]) == 2
+    assert "no records of split 'test'" in capsys.readouterr().err
+    assert ec.main([*base, "--records", str(path), "--by-selection"]) == 2
+    assert "provenance.selection must be 'active' or 'random'" in capsys.readouterr().err
+    assert ec.main([*base, "--by-selection"]) == 2
+    assert "name record files" in capsys.readouterr().err
