@@ -33,6 +33,7 @@ from torch import Tensor, nn
 
 from sitar._version import __version__
 from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, OnnxConfig
+from sitar.closeness import config_section
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.modeling import quantize as _quantize
 from sitar.modeling.model import (
@@ -125,7 +126,8 @@ def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: i
 
     Inputs are exactly ``model.input_names``; outputs are ``score`` (batch,), ``ordinal_logits``
     (batch, K) and, for a gap-aware model, ``gap_logits`` (batch, gaps, K) with ``gap_index``
-    (batch, gaps, 4) as an extra input.
+    (batch, gaps, 4) as an extra input (and ``gap_closeness`` (batch, gaps, 2) float32 for a model
+    trained with closeness features).
     """
     path = Path(path)
     model = model.float().eval()
@@ -143,11 +145,16 @@ def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: i
     if "gap_index" in names:
         gap_index = torch.tensor([[[1, 3, 9, 11], [4, 5, 12, 14]], [[2, 4, 8, 10], [0, 0, 0, 0]]])
         dummy = (*dummy, gap_index)
+    if "gap_closeness" in names:
+        closeness = torch.tensor([[[0.8, 1.0], [0.2, 0.4]], [[0.5, 0.0], [0.0, 0.0]]])
+        dummy = (*dummy, closeness)
     dynamic_axes: dict[str, dict[int, str]] = {n: {0: "batch", 1: "sequence"} for n in names}
     dynamic_axes.update({"score": {0: "batch"}, "ordinal_logits": {0: "batch"}})
     if "gap_index" in names:
         dynamic_axes["gap_index"] = {0: "batch", 1: "gaps"}
         dynamic_axes["gap_logits"] = {0: "batch", 1: "gaps"}
+    if "gap_closeness" in names:
+        dynamic_axes["gap_closeness"] = {0: "batch", 1: "gaps"}
     with torch.no_grad(), warnings.catch_warnings():
         # The TorchScript tracer warns about Python-side shape checks inside transformers; the
         # parity check (with padded and unpadded batches) is what verifies the graph.
@@ -461,7 +468,9 @@ def export_checkpoint(
         tokenizer.no_padding()
         tokenizer.no_truncation()
         tokenizer.save(str(tmp / TOKENIZER_FILE))
-        encoder = PairEncoder(tokenizer, max_length=max_length)
+        encoder = PairEncoder(
+            tokenizer, max_length=max_length, closeness=model.head_config.gap_closeness
+        )
         if model.head_config.gap_head and encoder.markers is None:
             raise InputError(
                 "the model has a gap head but the tokenizer has no gap markers; export the "
@@ -563,6 +572,8 @@ def export_checkpoint(
                     if model.head_config.gap_head and encoder.markers is not None
                     else {}
                 ),
+                # The feature version the graph was trained on (checked before it is fed).
+                **({"closeness": config_section()} if model.head_config.gap_closeness else {}),
                 **dict(extra or {}),
             },
         )
