@@ -179,6 +179,24 @@ def test_export_records_the_input_and_the_feature_version(closeness_checkpoint):
     CheckpointConfig.load(config.folder)  # verifies, integrity included
 
 
+def test_the_closeness_section_is_covered_by_the_integrity_digest(closeness_checkpoint, tmp_path):
+    import json
+    import shutil
+
+    from sitar.errors import CheckpointError
+
+    _, config = closeness_checkpoint
+    assert config.folder is not None
+    copy_dir = tmp_path / "edited"
+    shutil.copytree(config.folder, copy_dir)
+    path = copy_dir / "sitar_config.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["closeness"]["version"] = "closeness-0"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="closeness"):
+        CheckpointConfig.load(copy_dir)
+
+
 def test_onnx_graph_matches_torch_on_other_batch_and_gap_counts(closeness_checkpoint):
     import onnxruntime as ort
 
