@@ -93,6 +93,8 @@ INT8ROW_FILE = "model.int8row.onnx"
 VARIANT_FILES = {"fp32": FP32_FILE, "int8": INT8_FILE, "int8row": INT8ROW_FILE}
 PARITY_FILE = "parity.json"
 TOKENIZER_FILE = "tokenizer.json"
+#: Node-name pattern of the gap head's first MatMul, which reads the closeness features.
+CLOSENESS_MATMUL = "/gap_mlp.0/"
 #: Default tolerance on max |torch - onnx fp32| for the raw score and the ordinal logits.
 DEFAULT_PARITY_ATOL = 2e-4
 
@@ -443,7 +445,8 @@ def export_checkpoint(
     ``int8row`` (:func:`~sitar.modeling.quantize.quantize_rowwise_int8`, smoothing calibrated on ``calibration_pairs``); the
     fp32 graph is always built for the parity check. ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
     :func:`~sitar.modeling.quantize.quantize_int8`). A gap-aware model's int8 graph is quantized statically
-    (:func:`~sitar.modeling.quantize.quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
+    (:func:`~sitar.modeling.quantize.quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs); with
+    closeness features the gap head's first MatMul (:data:`CLOSENESS_MATMUL`) stays fp32 there. Raises :class:`ParityError` when fp32 parity fails, leaving no folder
     behind. The folder's integrity digests are recorded (:func:`sitar.checkpoint.write_integrity`),
     so the export loads as a verified checkpoint.
     """
@@ -490,6 +493,11 @@ def export_checkpoint(
         rowwise: dict[str, Any] = {}
         if "int8row" in variants:
             rowwise = _quantize.quantize_rowwise_int8(tmp / FP32_FILE, tmp / INT8ROW_FILE, feeds)
+        if static and model.head_config.gap_closeness:
+            # The closeness features (in [0, 1]) enter the gap head's first MatMul next to hidden
+            # states of a far larger range; one static activation scale for both would round them
+            # away, so that MatMul stays fp32 (int8row keeps it fp32 anyway: a down projection).
+            int8_exclude = (*int8_exclude, CLOSENESS_MATMUL)
         if "int8" in variants and static:
             excluded = _quantize.quantize_static_int8(
                 tmp / FP32_FILE, tmp / INT8_FILE, feeds, exclude=int8_exclude

@@ -158,6 +158,18 @@ def closeness_checkpoint(gap_model, deberta_dir, tmp_path_factory):
     return model, config
 
 
+def _users_after_concat(graph, name):
+    """Op types of the nodes reading the first Concat downstream of graph input ``name``."""
+    frontier = {name}
+    for _ in range(4):
+        nodes = [n for n in graph.node if frontier & set(n.input)]
+        concat = [n for n in nodes if n.op_type == "Concat"]
+        if concat:
+            return [n.op_type for n in graph.node if concat[0].output[0] in n.input]
+        frontier = {o for n in nodes for o in n.output}
+    raise AssertionError(f"no Concat reads {name}")
+
+
 def test_export_records_the_input_and_the_feature_version(closeness_checkpoint):
     import json
 
@@ -176,6 +188,12 @@ def test_export_records_the_input_and_the_feature_version(closeness_checkpoint):
         dims = inp.type.tensor_type.shape.dim
         assert [d.dim_param for d in dims[:2]] == ["batch", "gaps"] and dims[2].dim_value == 2
         assert inp.type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    # The gap head's first MatMul reads the features: fp32 in every graph (static int8 would give
+    # them the activation scale of the hidden states).
+    for variant in ("model.int8.onnx", "model.int8row.onnx"):
+        graph = onnx.load(str(config.folder / variant)).graph
+        assert _users_after_concat(graph, "gap_closeness") == ["MatMul"], variant
+    assert parity["int8"]["quantization"]["exclude_patterns"] == ["/gap_mlp.0/"]
     CheckpointConfig.load(config.folder)  # verifies, integrity included
 
 
