@@ -67,9 +67,11 @@ DEFAULT_CHECKPOINT = "sitar-minilm-gap-v5"
 #: pair-head models, static int8 for gap-aware ones) and int8row (row-wise dynamic int8 with fp32
 #: down projections: batch-invariant, see ``sitar.modeling.quantize.quantize_rowwise_int8``).
 ONNX_VARIANTS = ("fp32", "int8", "int8row")
-#: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it, and
-#: ``gap_index`` (spec §7b (docs/spec.md) marker positions) only for a gap-aware graph.
-ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index")
+#: Graph inputs SITAR knows how to feed; ``token_type_ids`` only when the graph takes it,
+#: ``gap_index`` (spec §7b (docs/spec.md) marker positions) only for a gap-aware graph, and
+#: ``gap_closeness`` (:mod:`sitar.closeness` features) only for one trained with them (its config
+#: then has a ``closeness`` section naming the feature version).
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index", "gap_closeness")
 #: spec §7 ordinal thresholds on the raw scale.
 DEFAULT_THRESHOLDS = (1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 2.0)
 
@@ -198,8 +200,14 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
             )
         if "dropout" in head:
             _check_number(head["dropout"], "head.dropout", where, low=0.0, high=1.0, open_high=True)
-        if "gap_head" in head and not isinstance(head["gap_head"], bool):
-            raise _bad(where, f"'head.gap_head' must be true or false, got {head['gap_head']!r}")
+        for key in ("gap_head", "gap_closeness"):
+            if key in head and not isinstance(head[key], bool):
+                raise _bad(where, f"'head.{key}' must be true or false, got {head[key]!r}")
+    closeness = data.get("closeness")
+    if closeness is not None:
+        if not isinstance(closeness, Mapping):
+            raise _bad(where, f"'closeness' must be an object, got {type(closeness).__name__}")
+        _check_one_line(closeness.get("version"), "closeness.version", where)
     scoring = data.get("scoring")
     if scoring is not None:
         if not isinstance(scoring, Mapping):

@@ -16,7 +16,9 @@ ids. Two encodings exist:
   the segmentation is unchanged).
 
 For each gap the encoder reports four token positions ``(ref_open, ref_close, hyp_open,
-hyp_close)``: the ``gap_index`` input of a gap-aware graph.
+hyp_close)``: the ``gap_index`` input of a gap-aware graph. An encoder built with ``closeness=True``
+(a checkpoint whose graph takes ``gap_closeness``) also computes each gap's two closeness features
+(:func:`sitar.closeness.gap_closeness` of the gap's span texts): the ``gap_closeness`` input.
 
 Truncation is always off: an input longer than ``max_length`` is never shortened here (the
 :class:`~sitar.scorer.Scorer` windows long pairs before they reach the model).
@@ -52,8 +54,9 @@ MARKER_OPEN = "\u27e6"  # ⟦
 MARKER_CLOSE = "\u27e7"  # ⟧
 #: Version of the gap-marking rules above; part of the signature of gap-aware scores.
 MARKING_VERSION = "1"
-#: Extra graph inputs of a gap-aware model: (B, G, 4) int64 marker positions per gap.
-GAP_INPUTS = ("gap_index",)
+#: Extra graph inputs of a gap-aware model: (B, G, 4) int64 marker positions per gap and, for a
+#: model trained with closeness features, (B, G, 2) float32 :mod:`sitar.closeness` features.
+GAP_INPUTS = ("gap_index", "gap_closeness")
 
 _PAD_TOKEN_CANDIDATES = ("[PAD]", "<pad>", "<PAD>", "<|pad|>", "[pad]")
 Span = tuple[int, int]
@@ -174,11 +177,13 @@ def mark_text(text: str, spans: Sequence[Span]) -> str:
 @dataclass(frozen=True)
 class EncodedPair:
     """One model input: token ids, token type ids and, when gap-marked, the (G, 4) marker
-    positions ``(ref_open, ref_close, hyp_open, hyp_close)`` of each gap."""
+    positions ``(ref_open, ref_close, hyp_open, hyp_close)`` of each gap and, when the encoder
+    computes them, the (G, 2) closeness features ``(char, phonetic)`` of each gap (else ``()``)."""
 
     ids: tuple[int, ...]
     type_ids: tuple[int, ...]
     gap_index: tuple[tuple[int, int, int, int], ...] = ()
+    gap_closeness: tuple[tuple[float, float], ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -213,8 +218,10 @@ class PairEncoder:
 
     ``tokenizer`` is a ``tokenizers.Tokenizer`` or a path to a ``tokenizer.json``. Padding and
     truncation of the tokenizer file are switched off. ``markers`` (default: read from the tokenizer
-    when it has them) enables :meth:`encode_marked`. Batches are padded here with the pad id (any id
-    is fine for a correctly masked model; 0 when the tokenizer names no pad token).
+    when it has them) enables :meth:`encode_marked`. ``closeness`` makes :meth:`encode_marked`
+    compute each gap's :mod:`sitar.closeness` features too (for a graph that takes
+    ``gap_closeness``). Batches are padded here with the pad id (any id is fine for a correctly
+    masked model; 0 when the tokenizer names no pad token).
     """
 
     def __init__(
@@ -224,6 +231,7 @@ class PairEncoder:
         max_length: int,
         pad_id: int | None = None,
         markers: GapMarkers | None = None,
+        closeness: bool = False,
     ) -> None:
         if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 8:
             raise InputError(f"max_length must be an integer >= 8, got {max_length!r}")
@@ -252,6 +260,7 @@ class PairEncoder:
         if markers is None and tokenizer.token_to_id(MARKER_OPEN) is not None:
             markers = GapMarkers.of(tokenizer)
         self.markers = markers
+        self.closeness = bool(closeness)
 
     # -- plain ------------------------------------------------------------------------------------
 
@@ -323,7 +332,7 @@ class PairEncoder:
         texts = [self.mark(r, h, gaps) for r, h, gaps in items]
         encs = self.tokenizer.encode_batch(texts)
         out = []
-        for (_, _, gaps), pair, enc in zip(items, texts, encs, strict=True):
+        for (ref, hyp, gaps), pair, enc in zip(items, texts, encs, strict=True):
             self._refuse_unreadable_words(pair, enc)
             ids = enc.ids
             opens = [i for i, t in enumerate(ids) if t == markers.open_id]
@@ -335,7 +344,14 @@ class PairEncoder:
                     f"{g} gaps; the tokenizer does not keep the marker tokens intact"
                 )
             index = tuple((opens[k], closes[k], opens[g + k], closes[g + k]) for k in range(g))
-            out.append(EncodedPair(tuple(ids), tuple(enc.type_ids), index))
+            close: tuple[tuple[float, float], ...] = ()
+            if self.closeness:
+                from sitar.closeness import gap_closeness
+
+                # The span texts as the model sees them (marker characters made spaces).
+                spans = [(_clean(ref[a:b]), _clean(hyp[c:d])) for (a, b), (c, d) in gaps]
+                close = tuple((float(x), float(y)) for x, y in gap_closeness(spans))
+            out.append(EncodedPair(tuple(ids), tuple(enc.type_ids), index, close))
         return out
 
     # -- batches ----------------------------------------------------------------------------------
@@ -348,8 +364,9 @@ class PairEncoder:
         width: int | None = None,
     ) -> dict[str, np.ndarray]:
         """Right-pad a batch to ``width`` (default: its longest item): int64 arrays of shape
-        (B, T) per input name, plus ``gap_index`` (B, G, 4) when asked for. Padded gap slots point
-        at position 0 (their outputs are ignored)."""
+        (B, T) per input name, plus ``gap_index`` (B, G, 4) int64 and ``gap_closeness`` (B, G, 2)
+        float32 when asked for. Padded gap slots point at position 0 and have closeness 0 (their
+        outputs are ignored)."""
         longest = max(len(e) for e in items)
         width = longest if width is None else width
         if width < longest:
@@ -375,13 +392,29 @@ class PairEncoder:
                 if enc.n_gaps:
                     index[row, : enc.n_gaps] = np.asarray(enc.gap_index, dtype=np.int64)
             arrays["gap_index"] = index
+        if "gap_closeness" in input_names:
+            g = max(1, max(e.n_gaps for e in items))
+            close = np.zeros((b, g, 2), dtype=np.float32)
+            for row, enc in enumerate(items):
+                if len(enc.gap_closeness) != enc.n_gaps:
+                    raise InputError(
+                        f"item {row} of the batch has {enc.n_gaps} gaps but "
+                        f"{len(enc.gap_closeness)} closeness rows; encode it with a "
+                        "PairEncoder(closeness=True) (checkpoint_encoder does for a checkpoint "
+                        "whose graph takes gap_closeness)"
+                    )
+                if enc.n_gaps:
+                    close[row, : enc.n_gaps] = np.asarray(enc.gap_closeness, dtype=np.float32)
+            arrays["gap_closeness"] = close
         return {name: arrays[name] for name in input_names}
 
 
 def checkpoint_encoder(config: Any) -> PairEncoder:
     """The :class:`PairEncoder` of a checkpoint (a :class:`~sitar.checkpoint.CheckpointConfig`):
     its ``tokenizer.json``, ``max_length``, optional ``pad_token_id`` and, for a gap-aware
-    checkpoint, its ``markers`` section, which must agree with the tokenizer's marker ids."""
+    checkpoint, its ``markers`` section, which must agree with the tokenizer's marker ids. When the
+    graph takes ``gap_closeness`` the encoder computes the closeness features, whose version the
+    config's ``closeness`` section must name (:func:`sitar.closeness.check_version`)."""
     extra = getattr(config, "extra", {}) or {}
     pad_id = extra.get("pad_token_id")
     tokenizer = load_tokenizer_file(config.tokenizer_path)
@@ -395,9 +428,16 @@ def checkpoint_encoder(config: Any) -> PairEncoder:
                 f"{(markers.open_id, markers.close_id)} but the tokenizer has {found}; the "
                 "tokenizer and the config come from different exports"
             )
+    onnx = getattr(config, "onnx", None)
+    closeness = "gap_closeness" in tuple(getattr(onnx, "inputs", ()) or ())
+    if closeness:
+        from sitar.closeness import check_version
+
+        check_version(extra.get("closeness"), where=f"{config.name}: closeness")
     return PairEncoder(
         tokenizer,
         max_length=config.max_length,
         pad_id=pad_id if isinstance(pad_id, int) and not isinstance(pad_id, bool) else None,
         markers=markers,
+        closeness=closeness,
     )

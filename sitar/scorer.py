@@ -326,7 +326,8 @@ class Scorer:
     @property
     def signature(self) -> str:
         """SPEC §9 signature of scores from this scorer (analyzer, rho, checkpoint, backend,
-        head, windowing and, for gap-marked input, the marking version). With the torch backend
+        head, windowing and, for gap-marked input, the marking version, plus ``feat:`` the closeness
+        feature version when the gap head reads them). With the torch backend
         it also names the weights file (``weights:`` the first 8 hex digits of its SHA-256),
         which the checkpoint id does not cover."""
         if self._signature is None:
@@ -352,6 +353,11 @@ class Scorer:
                 from sitar.encoding import MARKING_VERSION
 
                 extra["mark"] = MARKING_VERSION
+            if getattr(self.encoder, "closeness", False):
+                from sitar.closeness import CLOSENESS_VERSION
+
+                # The gap head also reads the spans' closeness features (sitar.closeness).
+                extra["feat"] = CLOSENESS_VERSION
             if self.head == "gaps":
                 extra["tb"] = str(self.tie_breaker)
                 from sitar.gapscore import DEFAULT_DECODE

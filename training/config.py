@@ -99,6 +99,12 @@ class TrainConfig:
     gap_head: bool = False
     #: Weight of the per-gap ordinal loss (with ``gap_head``).
     lambda_gap: float = 1.0
+    #: spec §7b [C]: the gap head also reads each gap's two closeness features (character and
+    #: phonetic similarity of its spans, :mod:`sitar.closeness`) as the ``gap_closeness`` input
+    #: (needs ``gap_head``). With ``init_from`` a checkpoint without them, their weights start at
+    #: zero (the outputs at step 0 are the old model's). False: left out of the config's dict and
+    #: hash, which stay as before the option existed.
+    gap_closeness: bool = False
     #: Teacher targets for the gap head (distillation [C]): a file of ``python -m training.teacher``
     #: (a checkpoint's per-gap threshold probabilities on training records). For the training
     #: records it names, threshold ``k``'s BCE target becomes ``(1 − w) · label + w · teacher``
@@ -223,9 +229,11 @@ class TrainConfig:
             raise bad("backbone", "a non-empty string")
         if not isinstance(self.init_from, str):
             raise bad("init_from", "a folder path, or empty")
-        for key in ("init_from_heads", "keep_eval_weights", "gap_head"):
+        for key in ("init_from_heads", "keep_eval_weights", "gap_head", "gap_closeness"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "true or false")
+        if self.gap_closeness and not self.gap_head:
+            raise InputError("config gap_closeness: the features feed the gap head (gap_head)")
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -239,6 +247,8 @@ class TrainConfig:
             del out["teacher"], out["teacher_weight"]  # likewise
         if self.normalize == "none":
             del out["normalize"]  # likewise
+        if not self.gap_closeness:
+            del out["gap_closeness"]  # likewise
         out["extra"] = dict(self.extra)
         return out
 

@@ -257,6 +257,7 @@ def encode_records(
     max_length: int,
     long_pairs: str = "skip",
     gap_marked: bool = False,
+    gap_closeness: bool = False,
     teacher: Mapping[str, Sequence[Sequence[float]]] | None = None,
 ) -> EncodedSplit:
     """Encode records with :class:`sitar.encoding.PairEncoder` (the scorer's own encoder).
@@ -264,7 +265,9 @@ def encode_records(
     Plain: ``[CLS] r [SEP] h [SEP]``. ``gap_marked``: every gap of the record marked on both sides
     (spec §7b; the tokenizer must hold the markers), with the columns ``gap_index`` (4 marker
     positions per gap, flattened) and ``gap_steps`` (``3t + δ`` per gap). Records without gaps
-    then get no gap rows (their pair target is 0).
+    then get no gap rows (their pair target is 0). ``gap_closeness`` (with ``gap_marked``) adds
+    the column ``gap_closeness``: each gap's two :mod:`sitar.closeness` features, flattened
+    (computed by the scorer's encoder, as at inference).
     ``long_pairs="skip"`` leaves out pairs over ``max_length`` (their ids are in ``skipped_long``);
     ``"error"`` raises :class:`InputError` naming the first one.
     ``teacher`` (with ``gap_marked``): record id -> a teacher's per-gap threshold probabilities
@@ -277,7 +280,11 @@ def encode_records(
 
     if long_pairs not in ("skip", "error"):
         raise InputError(f"long_pairs must be 'skip' or 'error', got {long_pairs!r}")
-    encoder = PairEncoder(tokenizer, max_length=max(8, max_length), pad_id=0)
+    if gap_closeness and not gap_marked:
+        raise InputError("gap closeness features need gap-marked input (gap_head)")
+    encoder = PairEncoder(
+        tokenizer, max_length=max(8, max_length), pad_id=0, closeness=gap_closeness
+    )
     if gap_marked:
         encs = encoder.encode_marked(
             [
@@ -302,6 +309,8 @@ def encode_records(
         "gap_steps": [],
         "gap_extent": [],
     }
+    if gap_closeness:
+        cols["gap_closeness"] = []
     if teacher is not None:
         if not gap_marked:
             raise InputError("teacher targets need gap-marked input (gap_head)")
@@ -329,6 +338,8 @@ def encode_records(
             else []
         )
         cols["gap_extent"].append(record_gap_extent(record) if gap_marked else 0.0)
+        if gap_closeness:
+            cols["gap_closeness"].append([x for row in enc.gap_closeness for x in row])
         if teacher is not None:
             soft = teacher.get(record.id)
             if soft is not None and len(soft) != len(record.gaps):
@@ -352,6 +363,8 @@ def encode_records(
     )
     if teacher is not None:
         features["gap_soft"] = datasets.Sequence(datasets.Value("float32"))
+    if gap_closeness:
+        features["gap_closeness"] = datasets.Sequence(datasets.Value("float32"))
     return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)
 
 
@@ -402,7 +415,8 @@ def shard_batches(
 def collate(
     split: EncodedSplit, indices: Sequence[int], *, pad_id: int, input_names: Sequence[str]
 ) -> dict[str, np.ndarray]:
-    """Right-padded int64 arrays for the model inputs plus ``score`` and ``base`` (float32)."""
+    """Right-padded int64 arrays for the model inputs (``gap_closeness`` (B, G, 2) float32, padded
+    gap slots 0) plus ``score`` and ``base`` (float32)."""
     rows = split.dataset[list(indices)]
     width = max(len(x) for x in rows["input_ids"])
     b = len(indices)
@@ -429,6 +443,19 @@ def collate(
                 steps[row, :n] = st
         arrays["gap_index"] = gap_index
         arrays["gap_steps"] = steps
+        if "gap_closeness" in input_names:
+            if "gap_closeness" not in rows:
+                raise InputError(
+                    "the model reads gap_closeness but the split was encoded without it; "
+                    "encode_records(..., gap_closeness=True)"
+                )
+            close = np.zeros((b, g, 2), dtype=np.float32)
+            for row, (flat, st) in enumerate(
+                zip(rows["gap_closeness"], rows["gap_steps"], strict=True)
+            ):
+                if st:
+                    close[row, : len(st)] = np.asarray(flat, dtype=np.float32).reshape(len(st), 2)
+            arrays["gap_closeness"] = close
         if "gap_soft" in rows:
             soft = np.full((b, g, GAP_THRESHOLDS), np.nan, dtype=np.float32)
             for row, flat in enumerate(rows["gap_soft"]):

@@ -44,6 +44,7 @@ from sitar.modeling import (
     SitarRegressor,
     add_gap_markers,
     build_regressor,
+    grow_gap_closeness,
     load_regressor,
     load_tokenizer,
     save_regressor,
@@ -293,18 +294,30 @@ def _had_gap_head(config: TrainConfig) -> bool:
     return bool(json.loads(meta.get(_HEAD_METADATA_KEY, "{}")).get("gap_head", False))
 
 
+def _head_config(config: TrainConfig) -> HeadConfig:
+    """The heads a run builds when it does not keep those of ``init_from``."""
+    return HeadConfig(
+        pooling=config.pooling,
+        dropout=config.dropout,
+        gap_head=config.gap_head,
+        gap_closeness=config.gap_closeness,
+    )
+
+
 def _init_from(config: TrainConfig, base_vocab: int, init_score: float | None) -> SitarRegressor:
     """The regressor saved in ``config.init_from``, in train mode, checked against the run: a
     vocabulary the run's tokenizer fits (the same backbone) and, when its heads are kept, the same
     pooling. With ``init_from_heads`` false only its backbone is kept and the heads start afresh
-    (``pooling``, ``dropout``, ``init_score``)."""
+    (``pooling``, ``dropout``, ``init_score``). A gap head without closeness features gains them
+    when the run asks for ``gap_closeness`` (:func:`~sitar.modeling.grow_gap_closeness`: their
+    weights start at zero, so the outputs at step 0 are the saved model's)."""
     model = load_regressor(config.init_from)
     head = model.head_config
     if not config.init_from_heads:
         _check_vocabulary(config, model, base_vocab)
         fresh = build_regressor(
             model.backbone,
-            HeadConfig(pooling=config.pooling, dropout=config.dropout, gap_head=config.gap_head),
+            _head_config(config),
             init_score=init_score,
         )
         fresh.train()
@@ -320,7 +333,16 @@ def _init_from(config: TrainConfig, base_vocab: int, init_score: float | None) -
             f"init_from {config.init_from!r} has gap_head={head.gap_head}, the config asks for "
             f"{config.gap_head}; set init_from_heads=false to start new heads"
         )
+    if head.gap_closeness and not config.gap_closeness:
+        raise InputError(
+            f"init_from {config.init_from!r} reads gap closeness features, the config does not; "
+            "set gap_closeness: true, or init_from_heads=false to start new heads"
+        )
     _check_vocabulary(config, model, base_vocab)
+    if config.gap_closeness and not head.gap_closeness:
+        grow_gap_closeness(model)
+        head = model.head_config
+        log.info("gap head of %s: closeness inputs added, starting at zero", config.init_from)
     if head.dropout != config.dropout:
         model.head_config = dataclasses.replace(head, dropout=config.dropout)
         model.dropout.p = config.dropout
@@ -478,6 +500,7 @@ def train(
         max_length=config.max_length,
         long_pairs=config.long_pairs,
         gap_marked=config.gap_head,
+        gap_closeness=config.gap_closeness,
         teacher=teacher,
     )
     eval_data = encode_records(
@@ -486,6 +509,7 @@ def train(
         max_length=config.max_length,
         long_pairs="skip",
         gap_marked=config.gap_head,
+        gap_closeness=config.gap_closeness,
     )
     if len(train_data) == 0 or len(eval_data) == 0:
         raise InputError("the train or validation split is empty after leaving out long pairs")
@@ -536,7 +560,7 @@ def train(
     else:
         model = build_regressor(
             config.backbone,
-            HeadConfig(pooling=config.pooling, dropout=config.dropout, gap_head=config.gap_head),
+            _head_config(config),
             init_score=init,
         )
     if config.gap_head:

@@ -15,7 +15,7 @@
 * ``fields``: one digest over the score-changing config values and the name: :data:`SCORE_FIELDS`
   (``max_length``, ``name``, ``onnx``, ``pad_token_id``, ``rho``, ``score_scale``, ``thresholds``,
   ``tokenizer``) plus every top-level section of :data:`SCORE_SECTIONS` (``head``, ``markers``,
-  ``scoring``) that the config has; absent keys count as ``null``, so adding one is a change too;
+  ``scoring``, ``closeness``) that the config has; absent keys count as ``null``, so adding one is a change too;
 * ``digest``: one digest over the two above; its first :data:`SHORT_DIGEST_LEN` hex digits
   go into the score signature (``ckpt:<name>@<digest>``).
 
@@ -87,9 +87,9 @@ SCORE_FIELDS = (
 #: The members of :data:`SCORE_FIELDS` that sitar 0.1.0 did not cover at first: digests recorded
 #: without them still detect tampering with what they cover, but leave the checkpoint unverified.
 _LATER_FIELDS = ("name", "pad_token_id")
-#: Top-level sections covered whenever present (the per-gap head, the gap markers and the
-#: default scoring head).
-SCORE_SECTIONS = ("head", "markers", "scoring")
+#: Top-level sections covered whenever present (the per-gap head, the gap markers, the default
+#: scoring head and the gap closeness feature version).
+SCORE_SECTIONS = ("head", "markers", "scoring", "closeness")
 #: Hex digits of the checkpoint digest shown in signatures.
 SHORT_DIGEST_LEN = 8
 _ALGORITHM = "sha256"

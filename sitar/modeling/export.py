@@ -33,6 +33,7 @@ from torch import Tensor, nn
 
 from sitar._version import __version__
 from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, OnnxConfig
+from sitar.closeness import config_section
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.modeling import quantize as _quantize
 from sitar.modeling.model import (
@@ -92,6 +93,8 @@ INT8ROW_FILE = "model.int8row.onnx"
 VARIANT_FILES = {"fp32": FP32_FILE, "int8": INT8_FILE, "int8row": INT8ROW_FILE}
 PARITY_FILE = "parity.json"
 TOKENIZER_FILE = "tokenizer.json"
+#: Node-name pattern of the gap head's first MatMul, which reads the closeness features.
+CLOSENESS_MATMUL = "/gap_mlp.0/"
 #: Default tolerance on max |torch - onnx fp32| for the raw score and the ordinal logits.
 DEFAULT_PARITY_ATOL = 2e-4
 
@@ -125,7 +128,8 @@ def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: i
 
     Inputs are exactly ``model.input_names``; outputs are ``score`` (batch,), ``ordinal_logits``
     (batch, K) and, for a gap-aware model, ``gap_logits`` (batch, gaps, K) with ``gap_index``
-    (batch, gaps, 4) as an extra input.
+    (batch, gaps, 4) as an extra input (and ``gap_closeness`` (batch, gaps, 2) float32 for a model
+    trained with closeness features).
     """
     path = Path(path)
     model = model.float().eval()
@@ -143,11 +147,16 @@ def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: i
     if "gap_index" in names:
         gap_index = torch.tensor([[[1, 3, 9, 11], [4, 5, 12, 14]], [[2, 4, 8, 10], [0, 0, 0, 0]]])
         dummy = (*dummy, gap_index)
+    if "gap_closeness" in names:
+        closeness = torch.tensor([[[0.8, 1.0], [0.2, 0.4]], [[0.5, 0.0], [0.0, 0.0]]])
+        dummy = (*dummy, closeness)
     dynamic_axes: dict[str, dict[int, str]] = {n: {0: "batch", 1: "sequence"} for n in names}
     dynamic_axes.update({"score": {0: "batch"}, "ordinal_logits": {0: "batch"}})
     if "gap_index" in names:
         dynamic_axes["gap_index"] = {0: "batch", 1: "gaps"}
         dynamic_axes["gap_logits"] = {0: "batch", 1: "gaps"}
+    if "gap_closeness" in names:
+        dynamic_axes["gap_closeness"] = {0: "batch", 1: "gaps"}
     with torch.no_grad(), warnings.catch_warnings():
         # The TorchScript tracer warns about Python-side shape checks inside transformers; the
         # parity check (with padded and unpadded batches) is what verifies the graph.
@@ -436,7 +445,8 @@ def export_checkpoint(
     ``int8row`` (:func:`~sitar.modeling.quantize.quantize_rowwise_int8`, smoothing calibrated on ``calibration_pairs``); the
     fp32 graph is always built for the parity check. ``int8_exclude`` keeps matching MatMul nodes in fp32 (see
     :func:`~sitar.modeling.quantize.quantize_int8`). A gap-aware model's int8 graph is quantized statically
-    (:func:`~sitar.modeling.quantize.quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs). Raises :class:`ParityError` when fp32 parity fails, leaving no folder
+    (:func:`~sitar.modeling.quantize.quantize_static_int8`) on ``calibration_pairs`` (default: the parity pairs); with
+    closeness features the gap head's first MatMul (:data:`CLOSENESS_MATMUL`) stays fp32 there. Raises :class:`ParityError` when fp32 parity fails, leaving no folder
     behind. The folder's integrity digests are recorded (:func:`sitar.checkpoint.write_integrity`),
     so the export loads as a verified checkpoint.
     """
@@ -461,7 +471,9 @@ def export_checkpoint(
         tokenizer.no_padding()
         tokenizer.no_truncation()
         tokenizer.save(str(tmp / TOKENIZER_FILE))
-        encoder = PairEncoder(tokenizer, max_length=max_length)
+        encoder = PairEncoder(
+            tokenizer, max_length=max_length, closeness=model.head_config.gap_closeness
+        )
         if model.head_config.gap_head and encoder.markers is None:
             raise InputError(
                 "the model has a gap head but the tokenizer has no gap markers; export the "
@@ -481,6 +493,11 @@ def export_checkpoint(
         rowwise: dict[str, Any] = {}
         if "int8row" in variants:
             rowwise = _quantize.quantize_rowwise_int8(tmp / FP32_FILE, tmp / INT8ROW_FILE, feeds)
+        if static and model.head_config.gap_closeness:
+            # The closeness features (in [0, 1]) enter the gap head's first MatMul next to hidden
+            # states of a far larger range; one static activation scale for both would round them
+            # away, so that MatMul stays fp32 (int8row keeps it fp32 anyway: a down projection).
+            int8_exclude = (*int8_exclude, CLOSENESS_MATMUL)
         if "int8" in variants and static:
             excluded = _quantize.quantize_static_int8(
                 tmp / FP32_FILE, tmp / INT8_FILE, feeds, exclude=int8_exclude
@@ -563,6 +580,8 @@ def export_checkpoint(
                     if model.head_config.gap_head and encoder.markers is not None
                     else {}
                 ),
+                # The feature version the graph was trained on (checked before it is fed).
+                **({"closeness": config_section()} if model.head_config.gap_closeness else {}),
                 **dict(extra or {}),
             },
         )

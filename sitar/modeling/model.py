@@ -17,7 +17,7 @@ import importlib.util
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from sitar.checkpoint import DEFAULT_THRESHOLDS, CheckpointConfig
+from sitar.closeness import CLOSENESS_FEATURES
 from sitar.encoding import PairEncoder
 from sitar.errors import CheckpointError, InputError
 
@@ -38,6 +39,7 @@ __all__ = [
     "add_gap_markers",
     "build_regressor",
     "gap_features",
+    "grow_gap_closeness",
     "load_regressor",
     "load_tokenizer",
     "resolve_backbone",
@@ -46,6 +48,8 @@ __all__ = [
 
 #: spec §7 ordinal thresholds on the raw scale.
 THRESHOLDS: tuple[float, ...] = tuple(DEFAULT_THRESHOLDS)
+#: Width of the ``gap_closeness`` input's last axis (:data:`sitar.closeness.CLOSENESS_FEATURES`).
+CLOSENESS_DIM = len(CLOSENESS_FEATURES)
 #: Prefix of backbone names that point at a model folder inside an installed package.
 PACKAGE_PREFIX = "package:"
 #: Sub-folder of a checkpoint holding the torch weights (see the checkpoint contract).
@@ -121,6 +125,10 @@ class HeadConfig:
     #: spec §7b gap-aware head [C]: read the gap-marked input and predict, per gap, one ordinal
     #: logit per threshold of its severity position ``t + δ/3`` (``gap_logits``, shape (B, G, K)).
     gap_head: bool = False
+    #: spec §7b [C] closeness features: the gap head also reads each gap's two
+    #: :mod:`sitar.closeness` features (input ``gap_closeness``, shape (B, G, 2)), concatenated to
+    #: its pooled features before the first Linear (needs ``gap_head``).
+    gap_closeness: bool = False
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -129,6 +137,8 @@ class HeadConfig:
             raise InputError(f"dropout must be in [0, 1), got {self.dropout!r}")
         if self.num_thresholds < 1:
             raise InputError(f"num_thresholds must be positive, got {self.num_thresholds!r}")
+        if self.gap_closeness and not self.gap_head:
+            raise InputError("gap_closeness feeds the gap head: it needs gap_head=True")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,7 +147,7 @@ class HeadConfig:
     def from_dict(cls, data: Any) -> HeadConfig:
         if not isinstance(data, dict):
             raise InputError(f"head config must be an object, got {type(data).__name__}")
-        unknown = set(data) - {"pooling", "dropout", "num_thresholds", "gap_head"}
+        unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise InputError(f"unknown head config key(s) {sorted(unknown)}")
         return cls(**data)
@@ -154,7 +164,9 @@ class SitarRegressor(nn.Module):
         [h_ref_open, h_ref_close, h_hyp_open, h_hyp_close, mean(ref span), mean(hyp span), h_CLS]
 
     (the span means run over the tokens strictly between a side's markers, zero when empty) feed a
-    two-layer MLP with one logit per threshold. Padded gap slots produce logits that callers ignore.
+    two-layer MLP with one logit per threshold. With ``HeadConfig.gap_closeness`` the gap's two
+    closeness features ``gap_closeness`` (B, G, 2) (:mod:`sitar.closeness`) are appended to them
+    (7H + 2 inputs). Padded gap slots produce logits that callers ignore.
     ``token_type_ids`` is used only when the backbone has token types
     (``config.type_vocab_size > 0``, e.g. BERT); DeBERTa-v3 has none and ignores it.
     """
@@ -174,8 +186,9 @@ class SitarRegressor(nn.Module):
         self.gap_mlp: nn.Sequential | None = None
         if self.head_config.gap_head:
             h = int(config.hidden_size)
+            extra = CLOSENESS_DIM if self.head_config.gap_closeness else 0
             self.gap_mlp = nn.Sequential(
-                nn.Linear(7 * h, h),
+                nn.Linear(7 * h + extra, h),
                 nn.GELU(),
                 nn.Dropout(self.head_config.dropout),
                 nn.Linear(h, self.head_config.num_thresholds),
@@ -191,6 +204,8 @@ class SitarRegressor(nn.Module):
         base: tuple[str, ...] = ("input_ids", "attention_mask")
         if self.uses_token_type_ids:
             base = (*base, "token_type_ids")
+        if self.head_config.gap_closeness:
+            return (*base, "gap_index", "gap_closeness")
         return (*base, "gap_index") if self.head_config.gap_head else base
 
     @property
@@ -204,6 +219,7 @@ class SitarRegressor(nn.Module):
         attention_mask: Tensor,
         token_type_ids: Tensor | None = None,
         gap_index: Tensor | None = None,
+        gap_closeness: Tensor | None = None,
     ) -> tuple[Tensor, ...]:
         kwargs: dict[str, Tensor] = {"input_ids": input_ids, "attention_mask": attention_mask}
         if self.uses_token_type_ids:
@@ -228,7 +244,14 @@ class SitarRegressor(nn.Module):
             return score, ordinal_logits
         if gap_index is None:
             raise InputError("this regressor has a gap head: pass gap_index (B, G, 4)")
-        return score, ordinal_logits, self.gap_mlp(gap_features(hidden, gap_index))
+        feats = gap_features(hidden, gap_index)  # (B, G, 7H)
+        if self.head_config.gap_closeness:
+            if gap_closeness is None:
+                raise InputError(
+                    "this regressor reads closeness features: pass gap_closeness (B, G, 2)"
+                )
+            feats = torch.cat([feats, gap_closeness.to(feats.dtype)], dim=-1)  # (B, G, 7H + 2)
+        return score, ordinal_logits, self.gap_mlp(feats)
 
 
 def gap_features(hidden: Tensor, gap_index: Tensor) -> Tensor:
@@ -250,6 +273,33 @@ def gap_features(hidden: Tensor, gap_index: Tensor) -> Tensor:
     hyp_mean = hyp_sum / (hc - ho - 1).clamp(min=1).unsqueeze(-1).to(hidden.dtype)
     cls = take(hidden, torch.zeros_like(ro))  # (B, G, H)
     return torch.cat([at, ref_mean, hyp_mean, cls], dim=-1)  # (B, G, 7H)
+
+
+def grow_gap_closeness(model: SitarRegressor) -> SitarRegressor:
+    """Give a gap-head regressor without closeness features the ``gap_closeness`` input, in place.
+
+    The gap MLP's first Linear gains two input columns that start at zero, so the outputs equal
+    the old model's until training moves them (fine-tuning a checkpoint such as
+    ``sitar-minilm-gap-v5`` with ``gap_closeness: true``). Returns ``model``.
+    """
+    head = model.head_config
+    if not head.gap_head or model.gap_mlp is None:
+        raise InputError("grow_gap_closeness needs a regressor with a gap head (gap_head=True)")
+    if head.gap_closeness:
+        raise InputError("the regressor already reads closeness features")
+    old = model.gap_mlp[0]
+    if not isinstance(old, nn.Linear):  # pragma: no cover - built by SitarRegressor
+        raise InputError(f"unexpected first gap layer {type(old).__name__}")
+    new = nn.Linear(old.in_features + CLOSENESS_DIM, old.out_features)
+    new.to(device=old.weight.device, dtype=old.weight.dtype)
+    with torch.no_grad():
+        new.weight.zero_()
+        new.weight[:, : old.in_features] = old.weight
+        new.bias.copy_(old.bias)
+    new.train(old.training)
+    model.gap_mlp[0] = new
+    model.head_config = replace(head, gap_closeness=True)
+    return model
 
 
 def add_gap_markers(model: SitarRegressor, tokenizer: Any, *, init: bool = True) -> Any:
@@ -453,6 +503,14 @@ class TorchPredictor:
         #: checkpoint id digests the folder's ONNX graphs and tokenizer, not ``torch/``.
         self.weights_digest = sha256_file(_torch_dir(folder) / _WEIGHTS_FILE)[:8]
         self.encoder = checkpoint_encoder(self.config)
+        if self.encoder.closeness != self.model.head_config.gap_closeness:
+            raise CheckpointError(
+                f"checkpoint {self.config.name!r}: the torch weights "
+                f"{'read' if self.model.head_config.gap_closeness else 'do not read'} gap "
+                "closeness features but sitar_config.json 'onnx.inputs' "
+                f"{'lacks' if self.model.head_config.gap_closeness else 'has'} 'gap_closeness'; "
+                "the weights and the config come from different exports"
+            )
         self.input_names = self.model.input_names
         self.output_names = self.model.output_names
         self.gap_aware = self.model.head_config.gap_head
