@@ -8,8 +8,9 @@ Input forms, shared by ``sitar gaps``, ``score`` and ``explain`` (and the annota
   ``hypothesis``.
 
 ``compare``, ``report`` (and ``score`` with ``--system``) read a reference file and one file per
-system (``--system NAME=PATH``), in the same ``--format`` (:func:`read_system_inputs`).
-``--format`` means the same in every command (:data:`FORMATS`):
+system (``--system NAME=PATH``), in the same ``--format`` (:mod:`sitar.system_inputs`, which
+also reads several reference files). ``--format`` means the same in every command
+(:data:`FORMATS`):
 
 * ``text`` (the default): one utterance per line; ids are 1-based line numbers; every line counts,
   including empty ones, and the line counts must agree;
@@ -88,17 +89,16 @@ __all__ = [
     "add_format_argument",
     "add_pair_input_arguments",
     "check_output_path",
+    "check_same_ids",
     "check_text",
     "columns_from_args",
     "open_output",
     "pairs_from_args",
-    "parse_system",
     "parse_table",
     "read_jsonl_rows",
     "read_kaldi",
     "read_lines",
     "read_pairs",
-    "read_system_inputs",
     "read_table",
     "remove_stale_parts",
     "resolve_format",
@@ -360,47 +360,6 @@ def _check_columns(file_format: str, columns: Columns) -> None:
         )
 
 
-def parse_system(spec: str) -> tuple[str, str]:
-    """``NAME=PATH`` of ``--system`` into ``(NAME, PATH)``."""
-    name, sep, path = spec.partition("=")
-    if not sep or not name.strip() or not path:
-        raise InputError(f"--system expects NAME=PATH, got {spec!r}")
-    return name.strip(), path
-
-
-def read_system_inputs(
-    ref_file: str,
-    systems: Sequence[str],
-    file_format: str | None = None,
-    columns: Columns | None = None,
-    *,
-    report: Report | None = None,
-) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """References (``id -> text``) and systems (``name -> {id -> text}``, from ``NAME=PATH``
-    specs) from files in one format (``None``: see :func:`resolve_format`). Ids are not joined
-    here (:func:`sitar.comparison.join_by_id` does, naming missing and extra ids). STM segments
-    the reference marks ``ignore_time_segment_in_scoring`` are left out of every file and
-    reported through ``report`` (default: a :class:`UserWarning`)."""
-    specs = [parse_system(spec) for spec in systems]
-    seen: set[str] = set()
-    for name, _ in specs:
-        if name in seen:
-            raise InputError(f"system name {name!r} is given twice; names must be unique")
-        seen.add(name)
-    cols = columns or Columns()
-    ref_lines = read_lines(ref_file)
-    lines = {name: ref_lines if path == ref_file else read_lines(path) for name, path in specs}
-    files = {ref_file: ref_lines, **{path: lines[name] for name, path in specs}}
-    fmt = resolve_format(file_format, files)
-    _check_columns(fmt, cols)
-    ref = read_table(ref_lines, ref_file, fmt, "reference", cols)
-    tables = {name: read_table(lines[name], path, fmt, "hypothesis", cols) for name, path in specs}
-    by_path, note = drop_ignored(ref_file, ref, {path: tables[name] for name, path in specs})
-    if note:
-        (report or _warn)(note)
-    return ref.texts, {name: by_path[path] for name, path in specs}
-
-
 def parse_json_line(line: str, where: str) -> object:
     """One JSON value; malformed, too deeply nested or over-long numbers are an InputError."""
     try:
@@ -506,11 +465,7 @@ def read_pairs(
         fmt = resolve_format(file_format, {str(ref_file): ref_lines, str(hyp_file): hyp_lines})
     _check_columns(fmt, cols)
     if fmt == "text":
-        if len(ref_lines) != len(hyp_lines):
-            raise InputError(
-                f"parallel files differ in length: {ref_file} has {len(ref_lines)} lines, "
-                f"{hyp_file} has {len(hyp_lines)}; use --format kaldi to join by utterance id"
-            )
+        check_same_ids(ref_file, _line_ids(ref_lines), hyp_name, _line_ids(hyp_lines), fmt)
         return [
             Pair(str(i), r, h)
             for i, (r, h) in enumerate(zip(ref_lines, hyp_lines, strict=True), start=1)
@@ -522,20 +477,56 @@ def read_pairs(
     if note:
         (report or _warn)(note)
     hyps_k = kept[str(hyp_name)]
-    missing = [u for u in refs_k if u not in hyps_k]
-    extra = [u for u in hyps_k if u not in refs_k]
+    check_same_ids(ref_file, refs_k, hyp_name, hyps_k, fmt)
+    return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
+
+
+def _line_ids(lines: Sequence[str]) -> list[str]:
+    return [str(i) for i in range(1, len(lines) + 1)]
+
+
+def check_same_ids(
+    ref_name: str | Path,
+    ref_ids: Iterable[str],
+    name: str | Path,
+    ids: Iterable[str],
+    file_format: str,
+) -> None:
+    """An :class:`InputError` unless file ``name`` holds exactly the ids of ``ref_name``: in
+    ``text``, the same number of lines; else every missing and extra id is named."""
+    ref_ids, ids = list(ref_ids), list(ids)
+    if file_format == "text":
+        if len(ref_ids) != len(ids):
+            raise InputError(
+                f"parallel files differ in length: {ref_name} has {len(ref_ids)} lines, "
+                f"{name} has {len(ids)}; use --format kaldi to join by utterance id"
+            )
+        return
+    have, want = set(ids), set(ref_ids)
+    missing = [u for u in ref_ids if u not in have]
+    extra = [u for u in ids if u not in want]
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"{len(missing)} id(s) missing from {hyp_name}: {_list_ids(missing)}")
+            parts.append(f"{len(missing)} id(s) missing from {name}: {_list_ids(missing)}")
         if extra:
-            parts.append(
-                f"{len(extra)} id(s) in {hyp_name} but not in {ref_file}: {_list_ids(extra)}"
-            )
+            parts.append(f"{len(extra)} id(s) in {name} but not in {ref_name}: {_list_ids(extra)}")
         raise InputError(
-            f"{_LABELS.get(fmt, fmt.upper() + ' files')} do not match: " + "; ".join(parts)
+            f"{_LABELS.get(file_format, file_format.upper() + ' files')} do not match: "
+            + "; ".join(parts)
         )
-    return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
+
+
+#: Moved to :mod:`sitar.system_inputs` (with several reference files); still importable here.
+_MOVED = ("parse_system", "read_system_inputs")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        from sitar import system_inputs
+
+        return getattr(system_inputs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _LABELS = {"kaldi": "Kaldi files", "jsonl": "JSONL files", "nemo": "NeMo manifests"}
