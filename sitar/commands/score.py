@@ -179,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
     args.ref_file = args.ref_file[0] if args.ref_file else None
     rows = None
     if _jsonl_alone(args):  # a 'reference' may be a list of candidates
+        if args.engine == "ray":
+            return run_ray(args, lambda: read_jsonl_rows(args.jsonl, lists=True))
         reject_ray_options(args)
         check_output_path_args(args)
         rows = read_jsonl_rows(args.jsonl, lists=True)
@@ -209,9 +211,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _jsonl_alone(args: argparse.Namespace) -> bool:
-    """``--jsonl`` is the only input, for the engine here (else the usual checks refuse it)."""
+    """``--jsonl`` is the only input (else the usual checks refuse it)."""
     others = (args.ref, args.hyp, args.ref_file, args.hyp_file, *columns_from_args(args).given())
-    return args.jsonl is not None and args.engine != "ray" and not args.systems and not any(others)
+    return args.jsonl is not None and not args.systems and not any(others)
 
 
 def write_references(args: argparse.Namespace, rows: list[tuple[str, list[str], str]]) -> int:
@@ -249,7 +251,7 @@ def run_joined(args: argparse.Namespace) -> int:
     clashes = [
         flag
         for flag, on in (
-            ("--engine ray", args.engine == "ray"),
+            ("--engine ray", args.engine == "ray" and bool(args.systems)),
             ("--hyp-file", bool(args.systems) and args.hyp_file is not None),
             ("--ref/--hyp", args.ref is not None or args.hyp is not None),
             ("--jsonl", args.jsonl is not None),
@@ -258,7 +260,7 @@ def run_joined(args: argparse.Namespace) -> int:
     ]
     if clashes:
         fix = (
-            "--engine ray scores one system against one reference file"
+            "--engine ray scores one system (give --hyp-file)"
             if "--engine ray" in clashes
             else "give --ref-file PATH (repeatable) with --hyp-file PATH or --system NAME=PATH"
         )
@@ -269,28 +271,39 @@ def run_joined(args: argparse.Namespace) -> int:
         raise InputError(
             "several --ref-file need the hypotheses in --hyp-file PATH (or --system NAME=PATH)"
         )
+    hyp_files = parse_systems(args.systems) if args.systems else {"": args.hyp_file}
+
+    def read() -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
+        sets = read_reference_sets(
+            args.ref_file,
+            hyp_files,
+            args.file_format,
+            columns_from_args(args),
+            report=lambda m: notice(args, m),
+        )
+        if args.systems:
+            _, joined = join_by_id(sets.references[0], sets.hypotheses)
+        else:
+            hyps = sets.hypotheses[""]
+            check_same_ids(args.ref_file[0], sets.ids, args.hyp_file, hyps, sets.format)
+            joined = {"": [hyps[u] for u in sets.ids]}
+        return sets.ids, joined, sets.candidates()
+
+    if args.engine == "ray":  # one system, several references (refused above with --system)
+
+        def rows() -> list[tuple[str, list[str], str]]:
+            ids, joined, candidates = read()
+            return list(zip(ids, candidates, joined[""], strict=True))
+
+        return run_ray(args, rows)
     reject_ray_options(args)
     check_output_path_args(args)
-    hyp_files = parse_systems(args.systems) if args.systems else {"": args.hyp_file}
-    sets = read_reference_sets(
-        args.ref_file,
-        hyp_files,
-        args.file_format,
-        columns_from_args(args),
-        report=lambda m: notice(args, m),
-    )
-    ids = sets.ids
-    if args.systems:
-        _, joined = join_by_id(sets.references[0], sets.hypotheses)
-    else:
-        hyps = sets.hypotheses[""]
-        check_same_ids(args.ref_file[0], ids, args.hyp_file, hyps, sets.format)
-        joined = {"": [hyps[u] for u in ids]}
+    ids, joined, candidates = read()
     if not args.as_jsonl and not args.system_only:
         check_tsv_ids(ids + list(joined))
     multi = score_systems(
         load_scorer(args),
-        references=sets.candidates(),
+        references=candidates,
         systems=joined,
         batch_size=args.batch_size,
         progress=want_progress(args),

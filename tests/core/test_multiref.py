@@ -242,10 +242,3 @@ def test_cli_jsonl_lists_from_stdin_are_read_once(monkeypatch, capsys):
     assert sitar.cli.main(["score", "--jsonl", "-", "--jsonl-out", *MODEL]) == 0
     records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert records[0]["reference_index"] == 2 and records[0]["score"] == 0.0
-
-
-def test_cli_several_references_refuse_the_ray_engine(files, capsys):
-    hyp, r1, r2 = files
-    argv = ["score", "--ref-file", r1, "--ref-file", r2, "--hyp-file", hyp, "--engine", "ray"]
-    assert sitar.cli.main([*argv, *MODEL]) != 0
-    assert "cannot be combined with --engine ray" in capsys.readouterr().err
