@@ -14,6 +14,8 @@ writes only the signature and the system line(s).
 Several references per utterance (``--ref-file`` repeated, or a JSONL ``reference`` list): each
 hypothesis keeps its closest reference (:mod:`sitar.multiref`); the TSV rows end with a ``ref``
 column and the JSONL records carry ``reference_index``, the 1-based number of the chosen one.
+``--system`` and repeated ``--ref-file`` combine (:func:`run_joined`): every system against every
+reference of each utterance in one model pass, files read by :mod:`sitar.system_inputs`.
 """
 
 from __future__ import annotations
