@@ -39,8 +39,8 @@ from sitar.io import (
     columns_from_args,
     input_paths,
     open_output,
+    read_system_inputs,
 )
-from sitar.system_inputs import read_system_inputs
 
 __all__ = [
     "add_statistics_arguments",

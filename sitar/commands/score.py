@@ -15,7 +15,7 @@ Several references per utterance (``--ref-file`` repeated, or a JSONL ``referenc
 hypothesis keeps its closest reference (:mod:`sitar.multiref`); the TSV rows end with a ``ref``
 column and the JSONL records carry ``reference_index``, the 1-based number of the chosen one.
 ``--system`` and repeated ``--ref-file`` combine (:func:`run_joined`): every system against every
-reference of each utterance in one model pass, files read by :mod:`sitar.system_inputs`.
+reference of each utterance in one model pass, files read by :func:`sitar.io.read_reference_sets`.
 """
 
 from __future__ import annotations
@@ -242,12 +242,12 @@ def write_references(args: argparse.Namespace, rows: list[tuple[str, list[str], 
 def run_joined(args: argparse.Namespace) -> int:
     """Files joined by id: ``--ref-file R --system A=a --system B=b`` (several systems, as in
     ``sitar compare``), ``--ref-file R1 --ref-file R2 --hyp-file H`` (several references) or
-    both. Every file is read in one format (:mod:`sitar.system_inputs`); every system is scored
+    both. Every file is read in one format (:func:`sitar.io.read_reference_sets`); every system is scored
     against every reference of each utterance in one model pass and keeps the closest
     (:func:`sitar.multiref.score_systems`)."""
     from sitar.comparison import join_by_id
+    from sitar.io import parse_systems, read_reference_sets
     from sitar.multiref import score_systems
-    from sitar.system_inputs import parse_systems, read_reference_sets
 
     what = "--system" if args.systems else "several --ref-file"
     clashes = [

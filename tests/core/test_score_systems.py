@@ -1,6 +1,6 @@
 """Several systems against several references per utterance in one `sitar score` call (issue #32
 item 2, its target: "three systems against two references per utterance, from trn files, in one
-sitar score call"): sitar/system_inputs.py, sitar.multiref.score_systems and the command's
+sitar score call"): sitar.io.read_reference_sets, sitar.multiref.score_systems and the command's
 output, in every input format, with bad rows, id mismatches and ignored STM segments."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 
 import sitar.cli
 from sitar.errors import InputError
+from sitar.io import read_reference_sets
 from sitar.multiref import score_multi, score_systems
 from sitar.scorer import Scorer
-from sitar.system_inputs import read_reference_sets
 
 TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_onnx"
 MODEL = ["--checkpoint", str(TINY), "--variant", "fp32", "--head", "pair"]
