@@ -8,8 +8,10 @@ Input forms, shared by ``sitar gaps``, ``score`` and ``explain`` (and the annota
   ``hypothesis``.
 
 ``compare``, ``report`` (and ``score`` with ``--system``) read a reference file and one file per
-system (``--system NAME=PATH``), in the same ``--format`` (:func:`read_system_inputs`).
-``--format`` means the same in every command (:data:`FORMATS`):
+system (``--system NAME=PATH``), in the same ``--format`` (:func:`read_reference_sets`, which also
+reads several reference files: every one must hold the first one's ids, in ``text`` the same
+number of lines; STM segments any of them ignores are left out of every file). ``--format`` means
+the same in every command (:data:`FORMATS`):
 
 * ``text`` (the default): one utterance per line; ids are 1-based line numbers; every line counts,
   including empty ones, and the line counts must agree;
@@ -37,33 +39,23 @@ else is an :class:`InputError` naming the file and line. Lines end at ``\n``, ``
 ``\r`` (old Mac files): all three split utterances. Texts must be valid Unicode (a lone surrogate,
 e.g. from ``"\ud800"`` in JSON, is refused).
 
-Outputs go through :func:`open_output`: the destination is checked before any work
-(:func:`check_output_path`), a file is written to a temporary name in the same folder and moved
-into place with :func:`os.replace` only when the command succeeds, so a failed or interrupted run
-(disk full, Ctrl-C, SIGTERM) never leaves a partial file under the final name and never truncates
-an existing one. The temporary file is ``.<name>.<pid>.<random>.part``; a writer killed with
-SIGKILL (or a power cut) cannot remove it, so the next write to the same destination removes
-every such file whose process no longer runs on this machine (:func:`remove_stale_parts`).
+Outputs go through :func:`open_output` (:mod:`sitar.outputs`, re-exported here): checked before
+any work, written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import errno
 import json
-import os
 import re
-import stat
 import sys
-import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from sitar.errors import InputError, OutputError
+from sitar.errors import InputError
 from sitar.formats import (
     COLUMN_FORMATS,
     EXTENSIONS,
@@ -78,26 +70,32 @@ from sitar.formats import (
     stm_like,
     trn_like,
 )
+from sitar.outputs import _is_stdout as _is_stdout  # re-exported for the commands
+from sitar.outputs import check_output_path, open_output, remove_stale_parts
 from sitar.validation import check_text  # the one text check, re-exported
 
 __all__ = [
     "FORMATS",
     "Columns",
     "Pair",
+    "ReferenceSets",
     "Report",
     "add_format_argument",
     "add_pair_input_arguments",
     "check_output_path",
+    "check_same_ids",
     "check_text",
     "columns_from_args",
     "open_output",
     "pairs_from_args",
     "parse_system",
+    "parse_systems",
     "parse_table",
     "read_jsonl_rows",
     "read_kaldi",
     "read_lines",
     "read_pairs",
+    "read_reference_sets",
     "read_system_inputs",
     "read_table",
     "remove_stale_parts",
@@ -360,47 +358,6 @@ def _check_columns(file_format: str, columns: Columns) -> None:
         )
 
 
-def parse_system(spec: str) -> tuple[str, str]:
-    """``NAME=PATH`` of ``--system`` into ``(NAME, PATH)``."""
-    name, sep, path = spec.partition("=")
-    if not sep or not name.strip() or not path:
-        raise InputError(f"--system expects NAME=PATH, got {spec!r}")
-    return name.strip(), path
-
-
-def read_system_inputs(
-    ref_file: str,
-    systems: Sequence[str],
-    file_format: str | None = None,
-    columns: Columns | None = None,
-    *,
-    report: Report | None = None,
-) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """References (``id -> text``) and systems (``name -> {id -> text}``, from ``NAME=PATH``
-    specs) from files in one format (``None``: see :func:`resolve_format`). Ids are not joined
-    here (:func:`sitar.comparison.join_by_id` does, naming missing and extra ids). STM segments
-    the reference marks ``ignore_time_segment_in_scoring`` are left out of every file and
-    reported through ``report`` (default: a :class:`UserWarning`)."""
-    specs = [parse_system(spec) for spec in systems]
-    seen: set[str] = set()
-    for name, _ in specs:
-        if name in seen:
-            raise InputError(f"system name {name!r} is given twice; names must be unique")
-        seen.add(name)
-    cols = columns or Columns()
-    ref_lines = read_lines(ref_file)
-    lines = {name: ref_lines if path == ref_file else read_lines(path) for name, path in specs}
-    files = {ref_file: ref_lines, **{path: lines[name] for name, path in specs}}
-    fmt = resolve_format(file_format, files)
-    _check_columns(fmt, cols)
-    ref = read_table(ref_lines, ref_file, fmt, "reference", cols)
-    tables = {name: read_table(lines[name], path, fmt, "hypothesis", cols) for name, path in specs}
-    by_path, note = drop_ignored(ref_file, ref, {path: tables[name] for name, path in specs})
-    if note:
-        (report or _warn)(note)
-    return ref.texts, {name: by_path[path] for name, path in specs}
-
-
 def parse_json_line(line: str, where: str) -> object:
     """One JSON value; malformed, too deeply nested or over-long numbers are an InputError."""
     try:
@@ -506,11 +463,7 @@ def read_pairs(
         fmt = resolve_format(file_format, {str(ref_file): ref_lines, str(hyp_file): hyp_lines})
     _check_columns(fmt, cols)
     if fmt == "text":
-        if len(ref_lines) != len(hyp_lines):
-            raise InputError(
-                f"parallel files differ in length: {ref_file} has {len(ref_lines)} lines, "
-                f"{hyp_file} has {len(hyp_lines)}; use --format kaldi to join by utterance id"
-            )
+        check_same_ids(ref_file, _line_ids(ref_lines), hyp_name, _line_ids(hyp_lines), fmt)
         return [
             Pair(str(i), r, h)
             for i, (r, h) in enumerate(zip(ref_lines, hyp_lines, strict=True), start=1)
@@ -522,20 +475,142 @@ def read_pairs(
     if note:
         (report or _warn)(note)
     hyps_k = kept[str(hyp_name)]
-    missing = [u for u in refs_k if u not in hyps_k]
-    extra = [u for u in hyps_k if u not in refs_k]
+    check_same_ids(ref_file, refs_k, hyp_name, hyps_k, fmt)
+    return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
+
+
+def _line_ids(lines: Sequence[str]) -> list[str]:
+    return [str(i) for i in range(1, len(lines) + 1)]
+
+
+def check_same_ids(
+    ref_name: str | Path,
+    ref_ids: Iterable[str],
+    name: str | Path,
+    ids: Iterable[str],
+    file_format: str,
+) -> None:
+    """An :class:`InputError` unless file ``name`` holds exactly the ids of ``ref_name``: in
+    ``text``, the same number of lines; else every missing and extra id is named."""
+    ref_ids, ids = list(ref_ids), list(ids)
+    if file_format == "text":
+        if len(ref_ids) != len(ids):
+            raise InputError(
+                f"parallel files differ in length: {ref_name} has {len(ref_ids)} lines, "
+                f"{name} has {len(ids)}; use --format kaldi to join by utterance id"
+            )
+        return
+    have, want = set(ids), set(ref_ids)
+    missing = [u for u in ref_ids if u not in have]
+    extra = [u for u in ids if u not in want]
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"{len(missing)} id(s) missing from {hyp_name}: {_list_ids(missing)}")
+            parts.append(f"{len(missing)} id(s) missing from {name}: {_list_ids(missing)}")
         if extra:
-            parts.append(
-                f"{len(extra)} id(s) in {hyp_name} but not in {ref_file}: {_list_ids(extra)}"
-            )
+            parts.append(f"{len(extra)} id(s) in {name} but not in {ref_name}: {_list_ids(extra)}")
         raise InputError(
-            f"{_LABELS.get(fmt, fmt.upper() + ' files')} do not match: " + "; ".join(parts)
+            f"{_LABELS.get(file_format, file_format.upper() + ' files')} do not match: "
+            + "; ".join(parts)
         )
-    return [Pair(u, refs_k[u], hyps_k[u]) for u in refs_k]
+
+
+# -- reference and system files joined by id ---------------------------------------------------
+# Several systems (--system NAME=PATH) and several references per utterance (--ref-file
+# repeated), every file in one format and read once: reference files must hold the first one's
+# ids; systems are joined by sitar.comparison.join_by_id, which names what each lacks or adds.
+
+
+def parse_system(spec: str) -> tuple[str, str]:
+    """``NAME=PATH`` of ``--system`` into ``(NAME, PATH)``."""
+    name, sep, path = spec.partition("=")
+    if not sep or not name.strip() or not path:
+        raise InputError(f"--system expects NAME=PATH, got {spec!r}")
+    return name.strip(), path
+
+
+def parse_systems(specs: Sequence[str]) -> dict[str, str]:
+    """``--system`` specs into ``name -> path`` in the order given; a repeated name is an error."""
+    out: dict[str, str] = {}
+    for name, path in map(parse_system, specs):
+        if name in out:
+            raise InputError(f"system name {name!r} is given twice; names must be unique")
+        out[name] = path
+    return out
+
+
+@dataclass(frozen=True)
+class ReferenceSets:
+    """What :func:`read_reference_sets` read: ``references`` holds one ``id -> text`` map per
+    reference file, all in the first file's id order; ``hypotheses`` one ``id -> text`` map per
+    hypothesis file (by name), not yet joined; ``format`` the format they were read in."""
+
+    references: list[dict[str, str]]
+    hypotheses: dict[str, dict[str, str]]
+    format: str
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.references[0])
+
+    def candidates(self) -> list[list[str]]:
+        """Each utterance's reference texts, one per reference file, in :attr:`ids` order."""
+        return [[refs[u] for refs in self.references] for u in self.references[0]]
+
+
+def read_reference_sets(
+    ref_files: Sequence[str],
+    hyp_files: Mapping[str, str],
+    file_format: str | None = None,
+    columns: Columns | None = None,
+    *,
+    report: Report | None = None,
+) -> ReferenceSets:
+    """Reference files (one or more) and hypothesis files (``name -> path``), read in one format
+    (``None``: :func:`sitar.io.resolve_format`); the reference files' ids are checked equal."""
+    if not ref_files:
+        raise InputError("give at least one reference file (--ref-file PATH)")
+    cols = columns or Columns()
+    lines: dict[str, list[str]] = {}
+    for path in [*ref_files, *hyp_files.values()]:
+        if path not in lines:
+            lines[path] = read_lines(path)
+    fmt = resolve_format(file_format, lines)
+    _check_columns(fmt, cols)
+    refs = [read_table(lines[path], path, fmt, "reference", cols) for path in ref_files]
+    hyps = {name: read_table(lines[p], p, fmt, "hypothesis", cols) for name, p in hyp_files.items()}
+    # Only a reference marks segments that are not scored; with several, any of them does.
+    ignored = {u: n for table in reversed(refs) for u, n in table.ignored.items()}
+    marker = Table(refs[0].texts, ignored)
+    names = ", ".join(dict.fromkeys(ref_files))
+    kept_refs, note = drop_ignored(names, marker, {str(j): t for j, t in enumerate(refs)})
+    kept_hyps, _ = drop_ignored(names, marker, {p: hyps[name] for name, p in hyp_files.items()})
+    if note:
+        (report or _warn)(note)
+    first = kept_refs["0"]
+    out = [first]
+    for j in range(1, len(ref_files)):
+        other = kept_refs[str(j)]
+        check_same_ids(ref_files[0], first, ref_files[j], other, fmt)
+        out.append({u: other[u] for u in first})
+    return ReferenceSets(out, {name: kept_hyps[p] for name, p in hyp_files.items()}, fmt)
+
+
+def read_system_inputs(
+    ref_file: str,
+    systems: Sequence[str],
+    file_format: str | None = None,
+    columns: Columns | None = None,
+    *,
+    report: Report | None = None,
+) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """References (``id -> text``) and systems (``name -> {id -> text}``, from ``NAME=PATH``
+    specs) from files in one format: :func:`read_reference_sets` with one reference file. Ids are
+    not joined here (:func:`sitar.comparison.join_by_id` does, naming missing and extra ids)."""
+    sets = read_reference_sets(
+        [ref_file], parse_systems(systems), file_format, columns, report=report
+    )
+    return sets.references[0], sets.hypotheses
 
 
 _LABELS = {"kaldi": "Kaldi files", "jsonl": "JSONL files", "nemo": "NeMo manifests"}
@@ -620,174 +695,6 @@ def pairs_from_args(args: argparse.Namespace, report: Report | None = None) -> l
         columns=columns_from_args(args),
         report=report,
     )
-
-
-# -- outputs -----------------------------------------------------------------------------------
-
-
-def _is_stdout(path: str | os.PathLike[str] | None) -> bool:
-    return path is None or str(path) == "-"
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
-
-
-def check_output_path(
-    path: str | os.PathLike[str] | None,
-    *,
-    inputs: Iterable[str | os.PathLike[str] | None] = (),
-    flag: str = "-o/--output",
-) -> None:
-    """Refuse a destination that cannot be written, before any work is done.
-
-    ``None`` or ``-`` is standard output (it must be open). Otherwise the folder must exist and be
-    writable, the path must not be a directory or a read-only file, and it must not be the same
-    file as any of ``inputs`` (also through a symbolic or hard link). Every refusal is an
-    :class:`OutputError` naming ``flag``.
-    """
-    if _is_stdout(path):
-        if sys.stdout is None:
-            raise OutputError(f"standard output is closed; write to a file with {flag} PATH")
-        return
-    assert path is not None
-    p = Path(path)
-    if str(path) == "":
-        raise OutputError(f"{flag} needs a file name, got ''")
-    if p.is_dir():
-        raise OutputError(f"{flag} {p} is a directory; give a file name")
-    dest = Path(os.path.realpath(p))
-    if dest.exists() and not dest.is_file():
-        # /dev/null, /dev/stdout, a named pipe...: written in place (nothing to replace).
-        if not os.access(dest, os.W_OK):
-            raise OutputError(f"{flag} {p}: permission denied")
-        return
-    parent = dest.parent
-    if not parent.is_dir():
-        raise OutputError(f"{flag} {p}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{flag} {p}: the folder {parent} is not writable")
-    if dest.exists() and not os.access(dest, os.W_OK):
-        raise OutputError(f"{flag} {p} is read-only; remove it or choose another name")
-    for item in inputs:
-        if item is None or str(item) == "-":
-            continue
-        if dest.exists() and _same_file(dest, Path(item)):
-            raise OutputError(
-                f"{flag} {p} is the same file as the input {item}; writing it would destroy the "
-                "input, choose another name"
-            )
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _write_error(name: str, e: OSError) -> OutputError:
-    return OutputError(f"cannot write {name}: {e.strerror or e}")
-
-
-_PART = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[A-Za-z0-9_]+\.part")
-
-
-def _running(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # EPERM: the process exists, under another user
-        return True
-    return True
-
-
-def remove_stale_parts(dest: str | os.PathLike[str]) -> list[Path]:
-    """Remove the temporary files that :func:`open_output` writers of ``dest`` left behind when
-    they were killed (their pid no longer runs); return what was removed. Files of a writer that
-    still runs, of other destinations and of other names are never touched."""
-    dest = Path(dest)
-    removed: list[Path] = []
-    try:
-        entries = list(os.scandir(dest.parent))
-    except OSError:
-        return removed
-    for entry in entries:
-        m = _PART.fullmatch(entry.name)
-        if m is None or m["name"] != dest.name or _running(int(m["pid"])):
-            continue
-        with contextlib.suppress(OSError):
-            if entry.is_file(follow_symlinks=False):
-                os.unlink(entry.path)
-                removed.append(Path(entry.path))
-    return removed
-
-
-@contextlib.contextmanager
-def open_output(
-    path: str | os.PathLike[str] | None,
-    *,
-    inputs: Iterable[str | os.PathLike[str] | None] = (),
-    flag: str = "-o/--output",
-) -> Iterator[TextIO]:
-    """A text stream for a command's output: standard output for ``None``/``-``, else a file.
-
-    A file is written atomically: to a temporary file in the destination's folder that replaces
-    the destination (following a symbolic link to its target) only when the ``with`` block ends
-    without an exception. On any failure, including ``KeyboardInterrupt`` and a full disk, the
-    temporary file is removed and an existing destination is left untouched; ``OSError`` while
-    writing becomes an :class:`OutputError`. An existing destination keeps its permissions.
-    """
-    check_output_path(path, inputs=inputs, flag=flag)
-    if _is_stdout(path):
-        assert sys.stdout is not None
-        yield sys.stdout
-        try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            raise _write_error("standard output", e) from e
-        return
-    assert path is not None
-    dest = Path(os.path.realpath(path))
-    if dest.exists() and not dest.is_file():
-        try:
-            with open(dest, "w", encoding="utf-8", newline="") as fh:
-                yield fh
-        except OSError as e:
-            raise _write_error(str(path), e) from e
-        return
-    mode = stat.S_IMODE(dest.stat().st_mode) if dest.exists() else 0o666 & ~_umask()
-    remove_stale_parts(dest)
-    try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{dest.name}.{os.getpid()}.", suffix=".part", dir=dest.parent
-        )
-    except OSError as e:
-        raise _write_error(str(path), e) from e
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, dest)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if e.errno in (errno.EPIPE,):
-            raise
-        raise _write_error(str(path), e) from e
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def input_paths(args: argparse.Namespace) -> list[str]:

@@ -34,7 +34,15 @@ if TYPE_CHECKING:
     from sitar.result import ScoreResult
     from sitar.scorer import Scorer
 
-__all__ = ["CACHE_SIZE", "check_texts", "clear_cache", "compute", "load_scorer", "result_dict"]
+__all__ = [
+    "CACHE_SIZE",
+    "check_texts",
+    "clear_cache",
+    "compute",
+    "load_scorer",
+    "result_dict",
+    "score_references",
+]
 
 #: How many loaded scorers :func:`load_scorer` keeps (least recently used first out).
 CACHE_SIZE = 4
@@ -126,18 +134,37 @@ def compute(
     >>> compute(predictions=["turn right"], references=["turn left"])["score"]  # doctest: +SKIP
     0.72...
     """
+    scorer = load_scorer(**options)
+    result, chosen = score_references(
+        scorer, predictions=predictions, references=references, batch_size=batch_size
+    )
+    out = result_dict(result)
+    if chosen is not None:
+        out["chosen_reference"] = list(chosen)
+    return out
+
+
+def score_references(
+    scorer: Scorer,
+    *,
+    predictions: Sequence[str],
+    references: Sequence[str] | Sequence[Sequence[str]],
+    batch_size: int = 32,
+) -> tuple[ScoreResult, tuple[int, ...] | None]:
+    """The one scoring path of :func:`compute` and the metric wrappers (the torchmetrics metric):
+    ``references`` one str per prediction, or (any item a list) candidate lists, of which each
+    prediction keeps its closest (:func:`sitar.multiref.score_multi`). Returns the (chosen)
+    pairs' :class:`~sitar.result.ScoreResult` and the chosen 0-based indices (``None`` with one
+    reference per prediction)."""
     if _has_lists(references):
         from sitar.multiref import check_reference_lists, score_multi
 
-        preds, _ = check_texts(predictions, [""] * len(references))
+        preds = validation.check_texts("predictions", predictions)
         lists = check_reference_lists(references, len(preds))
-        multi = score_multi(
-            load_scorer(**options), references=lists, hypotheses=preds, batch_size=batch_size
-        )
-        return {**result_dict(multi.result), "chosen_reference": list(multi.chosen)}
+        multi = score_multi(scorer, references=lists, hypotheses=preds, batch_size=batch_size)
+        return multi.result, multi.chosen
     preds, refs = check_texts(predictions, references)
-    scorer = load_scorer(**options)
-    return result_dict(scorer.score(references=refs, hypotheses=preds, batch_size=batch_size))
+    return scorer.score(references=refs, hypotheses=preds, batch_size=batch_size), None
 
 
 def _has_lists(references: Any) -> bool:

@@ -12,11 +12,13 @@ The result is an ordinary :class:`~sitar.result.ScoreResult` of the chosen pairs
 score and the corpus ``swer`` are those of :func:`sitar.result.system_score` and
 :attr:`~sitar.result.ScoreResult.system_swer` over the chosen pairs, plus the chosen index (0-based)
 of each utterance. Candidate lists are checked by :func:`sitar.validation.check_text`.
+:func:`score_systems` does the same for several systems on the same references, still in one
+``Scorer.score`` call (``sitar score --system ... --ref-file R1 --ref-file R2``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +29,13 @@ from sitar.validation import check_text, check_texts
 if TYPE_CHECKING:
     from sitar.scorer import Scorer
 
-__all__ = ["MultiScoreResult", "check_reference_lists", "choose", "score_multi"]
+__all__ = [
+    "MultiScoreResult",
+    "check_reference_lists",
+    "choose",
+    "score_multi",
+    "score_systems",
+]
 
 
 def choose(scores: Sequence[float], swers: Sequence[float] | None = None) -> int:
@@ -94,27 +102,66 @@ def score_multi(
     """Score each hypothesis against each of its references in one ``scorer.score`` call and keep
     the closest (:func:`choose`). A bare str in ``references`` is one candidate."""
     hyps = check_texts("hypotheses", hypotheses)
-    candidates = check_reference_lists(references, len(hyps))
+    return _score_sets(scorer, references, {"": hyps}, batch_size, progress)[""]
+
+
+def score_systems(
+    scorer: Scorer,
+    *,
+    references: Sequence[Sequence[str] | str],
+    systems: Mapping[str, Sequence[str]],
+    batch_size: int = 32,
+    progress: bool = False,
+) -> dict[str, MultiScoreResult]:
+    """:func:`score_multi` for several systems (``name -> hypotheses``, each in the order of
+    ``references``) on the same candidate references, all in one ``scorer.score`` call; each
+    system's result is that of :func:`score_multi` on its own hypotheses."""
+    hyps = {name: check_texts(f"systems[{name!r}]", h) for name, h in systems.items()}
+    return _score_sets(scorer, references, hyps, batch_size, progress)
+
+
+def _score_sets(
+    scorer: Scorer,
+    references: Sequence[Sequence[str] | str],
+    systems: Mapping[str, list[str]],
+    batch_size: int,
+    progress: bool,
+) -> dict[str, MultiScoreResult]:
+    n = len(next(iter(systems.values()), []))
+    for name, hyps in systems.items():
+        if len(hyps) != n:
+            raise InputError(f"system {name!r} has {len(hyps)} hypotheses, the first has {n}")
+    candidates = check_reference_lists(references, n)
     flat_refs = [r for refs in candidates for r in refs]
-    flat_hyps = [h for h, refs in zip(hyps, candidates, strict=True) for _ in refs]
+    # (system, utterance, candidate) in that order: one model pass over every pair.
+    all_refs = flat_refs * len(systems)
+    all_hyps = [
+        h
+        for hyps in systems.values()
+        for h, refs in zip(hyps, candidates, strict=True)
+        for _ in refs
+    ]
     full = scorer.score(
-        references=flat_refs, hypotheses=flat_hyps, batch_size=batch_size, progress=progress
+        references=all_refs, hypotheses=all_hyps, batch_size=batch_size, progress=progress
     )
     swers = full.swer
-    picked: list[int] = []
-    chosen: list[int] = []
+    out = {}
     start = 0
-    for refs in candidates:
-        stop = start + len(refs)
-        j = choose(full.scores[start:stop], None if swers is None else swers[start:stop])
-        chosen.append(j)
-        picked.append(start + j)
-        start = stop
-    return MultiScoreResult(
-        result=_select(full, picked),
-        chosen=tuple(chosen),
-        references=tuple(flat_refs[k] for k in picked),
-    )
+    for name in systems:
+        picked: list[int] = []
+        chosen: list[int] = []
+        for refs in candidates:
+            stop = start + len(refs)
+            j = choose(full.scores[start:stop], None if swers is None else swers[start:stop])
+            chosen.append(j)
+            picked.append(start + j)
+            start = stop
+        out[name] = MultiScoreResult(
+            result=_select(full, picked),
+            chosen=tuple(chosen),
+            references=tuple(all_refs[k] for k in picked),
+        )
+    return out
 
 
 def _select(full: ScoreResult, rows: list[int]) -> ScoreResult:

@@ -14,6 +14,8 @@ writes only the signature and the system line(s).
 Several references per utterance (``--ref-file`` repeated, or a JSONL ``reference`` list): each
 hypothesis keeps its closest reference (:mod:`sitar.multiref`); the TSV rows end with a ``ref``
 column and the JSONL records carry ``reference_index``, the 1-based number of the chosen one.
+``--system`` and repeated ``--ref-file`` combine (:func:`run_joined`): every system against every
+reference of each utterance in one model pass, files read by :func:`sitar.io.read_reference_sets`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from sitar.errors import InputError
 from sitar.io import (
     Pair,
     add_pair_input_arguments,
+    check_same_ids,
     columns_from_args,
     input_paths,
     open_output,
@@ -173,24 +176,22 @@ _TSV_UNSAFE = (("\t", "a tab"), ("\n", "a line break"), ("\r", "a line break"), 
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.ref_file is not None and len(args.ref_file) > 1:
-        return run_references(args)
+    if args.systems or (args.ref_file is not None and len(args.ref_file) > 1):
+        return run_joined(args)
     args.ref_file = args.ref_file[0] if args.ref_file else None
     rows = None
     if _jsonl_alone(args):  # a 'reference' may be a list of candidates
+        if args.engine == "ray":
+            return run_ray(args, lambda: read_jsonl_rows(args.jsonl, lists=True))
         reject_ray_options(args)
         check_output_path_args(args)
         rows = read_jsonl_rows(args.jsonl, lists=True)
         if any(len(refs) > 1 for _, refs, _ in rows):
             return write_references(args, rows)
     if args.engine == "ray":
-        if args.systems:
-            raise InputError("--engine ray scores one system; give --hyp-file (or --jsonl)")
         return run_ray(args)
     reject_ray_options(args)
     check_output_path_args(args)
-    if args.systems:
-        return run_systems(args)
     if rows is not None:
         pairs = [Pair(u, refs[0], h) for u, refs, h in rows]
     else:
@@ -212,50 +213,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _jsonl_alone(args: argparse.Namespace) -> bool:
-    """``--jsonl`` is the only input, for the engine here (else the usual checks refuse it)."""
+    """``--jsonl`` is the only input (else the usual checks refuse it)."""
     others = (args.ref, args.hyp, args.ref_file, args.hyp_file, *columns_from_args(args).given())
-    return args.jsonl is not None and args.engine != "ray" and not args.systems and not any(others)
-
-
-def run_references(args: argparse.Namespace) -> int:
-    """``--ref-file R1 --ref-file R2 --hyp-file H``: each hypothesis against its closest
-    reference (:mod:`sitar.multiref`); each reference file is matched to the hypothesis file as a
-    single one is (same line count, or the same ids)."""
-    clashes = [
-        flag
-        for flag, on in (
-            ("--system", bool(args.systems)),
-            ("--engine ray", args.engine == "ray"),
-            ("--ref/--hyp", args.ref is not None or args.hyp is not None),
-            ("--jsonl", args.jsonl is not None),
-        )
-        if on
-    ]
-    if clashes:
-        raise InputError(
-            f"several --ref-file cannot be combined with {', '.join(clashes)}; give one "
-            "--hyp-file (or a JSONL 'reference' list with --jsonl)"
-        )
-    reject_ray_options(args)
-    check_output_path_args(args)
-    from sitar.io import read_pairs
-
-    tables = [
-        read_pairs(
-            ref_file=path,
-            hyp_file=args.hyp_file,
-            file_format=args.file_format,
-            columns=columns_from_args(args),
-            report=lambda m: notice(args, m),
-        )
-        for path in args.ref_file
-    ]
-    # read_pairs matched each reference file to the hypotheses (line counts, or ids), so every
-    # table holds the same ids; the rows follow the first reference file.
-    first = tables[0]
-    by_id = [{p.id: p.reference for p in table} for table in tables]
-    rows = [(p.id, [refs[p.id] for refs in by_id], p.hypothesis) for p in first]
-    return write_references(args, rows)
+    return args.jsonl is not None and not args.systems and not any(others)
 
 
 def write_references(args: argparse.Namespace, rows: list[tuple[str, list[str], str]]) -> int:
@@ -279,69 +239,121 @@ def write_references(args: argparse.Namespace, rows: list[tuple[str, list[str], 
     return 0
 
 
-def run_systems(args: argparse.Namespace) -> int:
-    """``--ref-file R --system A=a.txt --system B=b.txt``: each system scored against the same
-    references (joined by id, as in ``sitar compare``), one output with a ``system`` column."""
+def run_joined(args: argparse.Namespace) -> int:
+    """Files joined by id: ``--ref-file R --system A=a --system B=b`` (several systems, as in
+    ``sitar compare``), ``--ref-file R1 --ref-file R2 --hyp-file H`` (several references) or
+    both. Every file is read in one format (:func:`sitar.io.read_reference_sets`); every system is scored
+    against every reference of each utterance in one model pass and keeps the closest
+    (:func:`sitar.multiref.score_systems`)."""
     from sitar.comparison import join_by_id
-    from sitar.io import read_system_inputs
+    from sitar.io import parse_systems, read_reference_sets
+    from sitar.multiref import score_systems
 
+    what = "--system" if args.systems else "several --ref-file"
     clashes = [
         flag
         for flag, on in (
-            ("--hyp-file", args.hyp_file),
+            ("--engine ray", args.engine == "ray" and bool(args.systems)),
+            ("--hyp-file", bool(args.systems) and args.hyp_file is not None),
             ("--ref/--hyp", args.ref is not None or args.hyp is not None),
-            ("--jsonl", args.jsonl),
+            ("--jsonl", args.jsonl is not None),
         )
         if on
     ]
     if clashes:
-        raise InputError(
-            f"--system reads each system's file against --ref-file; it cannot be combined with "
-            f"{', '.join(clashes)}"
+        fix = (
+            "--engine ray scores one system (give --hyp-file)"
+            if "--engine ray" in clashes
+            else "give --ref-file PATH (repeatable) with --hyp-file PATH or --system NAME=PATH"
         )
-    if args.ref_file is None:
+        raise InputError(f"{what} cannot be combined with {', '.join(clashes)}; {fix}")
+    if not args.ref_file:
         raise InputError("--system NAME=PATH needs --ref-file PATH (the references)")
-    references, systems = read_system_inputs(
-        args.ref_file,
-        args.systems,
-        args.file_format,
-        columns_from_args(args),
-        report=lambda m: notice(args, m),
-    )
-    ids, joined = join_by_id(references, systems)
-    refs = list(references.values())
+    if not args.systems and args.hyp_file is None:
+        raise InputError(
+            "several --ref-file need the hypotheses in --hyp-file PATH (or --system NAME=PATH)"
+        )
+    hyp_files = parse_systems(args.systems) if args.systems else {"": args.hyp_file}
+
+    def read() -> tuple[list[str], dict[str, list[str]], list[list[str]]]:
+        sets = read_reference_sets(
+            args.ref_file,
+            hyp_files,
+            args.file_format,
+            columns_from_args(args),
+            report=lambda m: notice(args, m),
+        )
+        if args.systems:
+            _, joined = join_by_id(sets.references[0], sets.hypotheses)
+        else:
+            hyps = sets.hypotheses[""]
+            check_same_ids(args.ref_file[0], sets.ids, args.hyp_file, hyps, sets.format)
+            joined = {"": [hyps[u] for u in sets.ids]}
+        return sets.ids, joined, sets.candidates()
+
+    if args.engine == "ray":  # one system, several references (refused above with --system)
+
+        def rows() -> list[tuple[str, list[str], str]]:
+            ids, joined, candidates = read()
+            return list(zip(ids, candidates, joined[""], strict=True))
+
+        return run_ray(args, rows)
+    reject_ray_options(args)
+    check_output_path_args(args)
+    ids, joined, candidates = read()
     if not args.as_jsonl and not args.system_only:
         check_tsv_ids(ids + list(joined))
-    scorer = load_scorer(args)
-    results = {
-        name: scorer.score(
-            references=refs,
-            hypotheses=hyps,
-            batch_size=args.batch_size,
-            progress=want_progress(args),
-        )
-        for name, hyps in joined.items()
-    }
+    multi = score_systems(
+        load_scorer(args),
+        references=candidates,
+        systems=joined,
+        batch_size=args.batch_size,
+        progress=want_progress(args),
+    )
+    several = len(args.ref_file) > 1
+    results = {name: m.result for name, m in multi.items()}
+    chosen = {name: m.chosen for name, m in multi.items()} if several else None
     with open_output(args.output, inputs=input_paths(args)) as out:
-        if args.as_jsonl:
+        if not args.systems:
+            writer = write_jsonl if args.as_jsonl else write_tsv
+            writer(out, ids, results[""], system_only=args.system_only, chosen=_of(chosen, ""))
+        elif args.as_jsonl:
             for name, result in results.items():
-                write_jsonl(out, ids, result, system_only=args.system_only, system_name=name)
+                write_jsonl(
+                    out,
+                    ids,
+                    result,
+                    system_only=args.system_only,
+                    system_name=name,
+                    chosen=_of(chosen, name),
+                )
         else:
-            write_systems_tsv(out, ids, results, system_only=args.system_only)
+            write_systems_tsv(out, ids, results, system_only=args.system_only, chosen=chosen)
     return 0
 
 
+def _of(chosen: dict[str, tuple[int, ...]] | None, name: str) -> tuple[int, ...] | None:
+    return None if chosen is None else chosen[name]
+
+
 def write_systems_tsv(
-    out: TextIO, ids: list[str], results: dict[str, Any], *, system_only: bool
+    out: TextIO,
+    ids: list[str],
+    results: dict[str, Any],
+    *,
+    system_only: bool,
+    chosen: dict[str, tuple[int, ...]] | None = None,
 ) -> None:
-    """Several systems in one TSV: the signature once, rows with a ``system`` column (and
-    ``swer`` with a gap head), then one ``#system NAME score aggregation n=N`` line per system and,
-    with a gap head, one ``#swer NAME value version n=N`` line per system."""
+    """Several systems in one TSV: the signature once, rows ``system id score raw windowed``
+    (then ``swer`` with a gap head, and ``ref``, the 1-based chosen reference, with several), then
+    the system table: one ``#system NAME score aggregation n=N`` line per system and, with a gap
+    head, one ``#swer NAME value version n=N`` line per system."""
     first = next(iter(results.values()))
     has_swer = first.swer is not None
     out.write(f"#signature\t{first.signature}\n")
     if not system_only:
-        out.write("system\tid\tscore\traw\twindowed" + ("\tswer" if has_swer else "") + "\n")
+        head = "system\tid\tscore\traw\twindowed" + ("\tswer" if has_swer else "")
+        out.write(head + ("\tref" if chosen is not None else "") + "\n")
         for name, result in results.items():
             swer = result.swer
             for i, pair_id in enumerate(ids):
@@ -349,7 +361,8 @@ def write_systems_tsv(
                     f"{name}\t{pair_id}\t{result.scores[i]:.6f}\t{result.raw[i]:.6f}"
                     f"\t{int(result.windowed[i])}"
                 )
-                out.write(row + (f"\t{swer[i]:.6f}" if swer is not None else "") + "\n")
+                row += f"\t{swer[i]:.6f}" if swer is not None else ""
+                out.write(row + (f"\t{chosen[name][i] + 1}" if chosen is not None else "") + "\n")
     for name, result in results.items():
         out.write(
             f"#system\t{name}\t{result.system_score:.6f}\t{result.aggregation}\tn={len(result)}\n"

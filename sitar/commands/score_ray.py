@@ -4,8 +4,9 @@ The pairs are read on the driver with the same readers and checks as ``sitar sco
 ids, the same error messages), cut into blocks and scored by :func:`sitar.integrations.ray.
 score_dataset` with ``--num-actors`` actors, each loading the model once. The result is written
 to ``--output-dir`` as Parquet or JSONL shards (one record per pair: ``id``, ``score``, ``raw``,
-``windowed``, ``identical``, ``n_windows``, ``signature``, as ``sitar score --jsonl-out``), in input
-order, plus ``manifest.json``: the signature, the pair count, the system score (macro mean,
+``windowed``, ``identical``, ``n_windows``, ``signature``, as ``sitar score --jsonl-out``; and
+``reference_index`` with several references per utterance, from repeated ``--ref-file`` or JSONL
+``reference`` lists: each pair keeps its closest reference, as without Ray), in input order, plus ``manifest.json``: the signature, the pair count, the system score (macro mean,
 computed from the written shards with :func:`sitar.result.system_score`, exact and so independent
 of the shard order),
 the shard files with their row counts, and how the run was made (sitar and Ray versions, actors,
@@ -22,6 +23,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +158,14 @@ def reject_ray_options(args: argparse.Namespace) -> None:
         raise InputError(f"{', '.join(given)} only apply with --engine ray")
 
 
-def run_ray(args: argparse.Namespace) -> int:
+#: ``(id, candidate references, hypothesis)`` rows, read after the output folder is checked.
+ReadRows = Callable[[], list[tuple[str, list[str], str]]]
+
+
+def run_ray(args: argparse.Namespace, read_rows: ReadRows | None = None) -> int:
+    """``--engine ray``: the pairs of the input options, or the rows ``read_rows`` gives (several
+    references per utterance: ``reference`` becomes a list column, and the shards gain
+    ``reference_index``)."""
     from sitar.commands._model import notice
     from sitar.integrations.ray import (
         _ray,
@@ -169,12 +178,22 @@ def run_ray(args: argparse.Namespace) -> int:
     from sitar.io import pairs_from_args
 
     out = _check_args(args)
-    pairs = pairs_from_args(args, report=lambda m: notice(args, m))
+    if read_rows is None:
+        pairs = pairs_from_args(args, report=lambda m: notice(args, m))
+        rows = [(p.id, [p.reference], p.hypothesis) for p in pairs]
+    else:
+        rows = read_rows()
+    several = any(len(refs) > 1 for _, refs, _ in rows)
+    columns = [*_OUTPUT_COLUMNS, "reference_index"] if several else _OUTPUT_COLUMNS
     # Everything that can fail is checked here, on the driver, with the local path's code (same
     # messages, exit 2), before Ray starts: the checkpoint, every pair, the cluster address.
     from sitar.commands._model import load_scorer
 
-    check_pairs(load_scorer(args), [p.reference for p in pairs], [p.hypothesis for p in pairs])
+    check_pairs(
+        load_scorer(args),
+        [r for _, refs, _ in rows for r in refs],
+        [h for _, refs, h in rows for _ in refs],
+    )
     check_address(args.address if args.address is not None else os.environ.get("RAY_ADDRESS"))
     ray = _ray()
     started = False
@@ -186,7 +205,9 @@ def run_ray(args: argparse.Namespace) -> int:
         ctx.execution_options.preserve_order = True  # shards in input order
         ctx.enable_progress_bars = bool(args.progress)
         ds = dataset_from_pairs(
-            [p.id for p in pairs], [p.reference for p in pairs], [p.hypothesis for p in pairs]
+            [u for u, _, _ in rows],
+            [refs if several else refs[0] for _, refs, _ in rows],
+            [h for _, _, h in rows],
         )
         options = options_from_args(args, threads=args.threads_per_actor)
         scored = score_dataset(
@@ -196,7 +217,7 @@ def run_ray(args: argparse.Namespace) -> int:
             threads_per_actor=args.threads_per_actor,
             batch_size=args.batch_size,
         )
-        table = scored.dataset.select_columns(_OUTPUT_COLUMNS)
+        table = scored.dataset.select_columns(columns)
         out.mkdir(parents=True, exist_ok=True)
         try:
             if args.shard_format == "parquet":
@@ -214,9 +235,9 @@ def run_ray(args: argparse.Namespace) -> int:
             raise
         shards, scores = _shard_stats(out, args.shard_format)
         n_rows = len(scores)
-        if n_rows != len(pairs):
+        if n_rows != len(rows):
             raise SitarError(
-                f"the shards in {out} hold {n_rows} rows for {len(pairs)} input pairs; "
+                f"the shards in {out} hold {n_rows} rows for {len(rows)} input pairs; "
                 "the run lost or duplicated rows and no manifest was written"
             )
         system = system_score(scores)
@@ -230,7 +251,7 @@ def run_ray(args: argparse.Namespace) -> int:
             "system_score": None if math.isnan(system) else system,
             "aggregation": AGGREGATION,
             "shard_format": args.shard_format,
-            "columns": _OUTPUT_COLUMNS,
+            "columns": columns,
             "shards": shards,
             "made_by": {
                 "command": "sitar score --engine ray",

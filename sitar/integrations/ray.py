@@ -9,6 +9,12 @@ loads the checkpoint too, to fail fast on a bad path and to know the signature; 
 that its own scorer has the same signature (a node with another sitar version or checkpoint is an
 error, not a silently mixed result).
 
+Several references per utterance: when the reference column is a list column (candidates per
+row, :func:`dataset_from_pairs` makes one from lists), each row is scored against every candidate
+and keeps the closest (:func:`sitar.multiref.score_multi`, within the row, so blocks and actors
+never split a choice); the row then also gets ``reference_index``, the 1-based number of the
+chosen candidate, and ``explanation`` (with ``explain=True``) explains the chosen pair.
+
 Scores equal ``Scorer.score`` on the same pairs in one process: each pair is scored independently
 of its batch neighbours (exactly once the model is batch invariant; to float rounding before).
 
@@ -169,17 +175,32 @@ class _ScoreBatch:
 
         from sitar.diagnostics import explain_analyses, explain_many
 
-        refs = [_as_text(x, self.ref_col) for x in batch[self.ref_col]]
         hyps = [_as_text(x, self.hyp_col) for x in batch[self.hyp_col]]
+        column = batch[self.ref_col]
+        chosen = None
         explained = None
-        if self.explain and self.scorer.head == "gaps":
+        if any(not isinstance(x, (str, bytes)) for x in column):  # candidate lists
+            from sitar.multiref import score_multi
+
+            candidates = [[_as_text(r, self.ref_col) for r in _as_list(x)] for x in column]
+            multi = score_multi(
+                self.scorer, references=candidates, hypotheses=hyps, batch_size=self.batch_size
+            )
+            result, chosen, refs = multi.result, multi.chosen, list(multi.references)
+            if self.explain:  # the chosen pairs; a second pass, only when asked
+                explained = explain_many(
+                    self.scorer, references=refs, hypotheses=hyps, batch_size=self.batch_size
+                )
+        elif self.explain and self.scorer.head == "gaps":
             # One model pass gives both the scores and the explanations.
+            refs = [_as_text(x, self.ref_col) for x in column]
             analyses = self.scorer.analyze(
                 references=refs, hypotheses=hyps, batch_size=self.batch_size
             )
             result = self.scorer.result_of(analyses)
             explained = explain_analyses(self.scorer, refs, hyps, analyses)
         else:
+            refs = [_as_text(x, self.ref_col) for x in column]
             result = self.scorer.score(references=refs, hypotheses=hyps, batch_size=self.batch_size)
             if self.explain:  # a pair head: one single-gap rescoring call for the whole batch
                 explained = explain_many(
@@ -192,6 +213,8 @@ class _ScoreBatch:
         out["identical"] = np.asarray(result.identical, dtype=bool)
         out["n_windows"] = np.asarray(result.n_windows, dtype=np.int64)
         out["signature"] = np.asarray([result.signature] * len(refs), dtype=object)
+        if chosen is not None:  # 1-based, as reference_index of sitar score --jsonl-out
+            out["reference_index"] = np.asarray([j + 1 for j in chosen], dtype=np.int64)
         if explained is not None:
             out["explanation"] = np.asarray(
                 [json.dumps(_json_safe(e.to_dict()), ensure_ascii=False) for e in explained],
@@ -207,6 +230,18 @@ def _as_text(value: Any, column: str) -> str:
         return value.decode("utf-8")
     raise InputError(
         f"column {column!r} must hold strings, got a {type(value).__name__} ({value!r:.40})"
+    )
+
+
+def _as_list(value: Any) -> list[Any]:
+    """A row's candidate references: Ray hands a list column to numpy batches as arrays."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist):
+        return list(tolist())
+    raise InputError(
+        f"a reference must be a string or a list of strings, got a {type(value).__name__}"
     )
 
 
@@ -249,7 +284,9 @@ def score_dataset(
     ``num_actors`` actors each hold one model with ``threads_per_actor`` threads (and reserve as
     many Ray CPUs; a torch device ``cuda...`` reserves one GPU per actor); each receives
     ``rows_per_batch`` rows at a time and scores them with ``Scorer.score(...,
-    batch_size=batch_size)``. Other columns (ids) are kept. Returns a :class:`RayScored`; the
+    batch_size=batch_size)``; a list column of references is scored against the closest
+    candidate and adds ``reference_index`` (see the module docstring). Other columns (ids) are
+    kept. Returns a :class:`RayScored`; the
     dataset is lazy, as Ray datasets are (write it, iterate it or ``materialize()`` it).
     """
     legacy: dict[str, Any] = {
@@ -288,7 +325,7 @@ def score_dataset(
             f"the dataset has no column(s) {', '.join(map(repr, missing))}; it has "
             f"{list(columns)}; pass reference_column= / hypothesis_column="
         )
-    clashes = [c for c in (*SCORE_COLUMNS, "explanation") if c in columns]
+    clashes = [c for c in (*SCORE_COLUMNS, "explanation", "reference_index") if c in columns]
     if clashes:
         raise InputError(
             f"the dataset already has column(s) {', '.join(map(repr, clashes))}, which scoring "
@@ -340,13 +377,20 @@ def unwrap_ray_error(error: BaseException) -> SitarError | None:
     return None
 
 
-def _text_table(ids: Sequence[str], references: Sequence[str], hypotheses: Sequence[str]) -> Any:
+def _text_table(
+    ids: Sequence[str],
+    references: Sequence[str] | Sequence[Sequence[str]],
+    hypotheses: Sequence[str],
+) -> Any:
     import pyarrow as pa
 
+    several = any(not isinstance(r, str) for r in references)
+    kind = pa.list_(pa.string()) if several else pa.string()
+    refs = [[r] if several and isinstance(r, str) else r for r in references]
     return pa.table(
         {
             "id": pa.array(list(ids), type=pa.string()),
-            "reference": pa.array(list(references), type=pa.string()),
+            "reference": pa.array(refs, type=kind),
             "hypothesis": pa.array(list(hypotheses), type=pa.string()),
         }
     )
@@ -354,13 +398,14 @@ def _text_table(ids: Sequence[str], references: Sequence[str], hypotheses: Seque
 
 def dataset_from_pairs(
     ids: Sequence[str],
-    references: Sequence[str],
+    references: Sequence[str] | Sequence[Sequence[str]],
     hypotheses: Sequence[str],
     *,
     rows_per_block: int = 1024,
 ) -> Any:
     """A Ray Dataset with ``id``, ``reference``, ``hypothesis`` columns, in blocks of
-    ``rows_per_block`` rows.
+    ``rows_per_block`` rows. ``references`` with any list in it (candidates per utterance) make
+    ``reference`` a list column, which :func:`score_dataset` scores against the closest.
 
     Ray Data hands work to the actors block by block, so the blocks bound the parallelism: with
     10,000-row blocks, 6,000 pairs ran on one of two actors (as slow as one thread), and 20,000

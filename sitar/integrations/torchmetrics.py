@@ -1,7 +1,9 @@
 """``SitarScore``: SITAR as a torchmetrics ``Metric`` (extra ``metrics``; needs torch).
 
-Each :meth:`~SitarScore.update` scores its batch at once (with the cached scorer of
-:func:`sitar.metric.load_scorer`) and appends the per-pair values to list states as float64
+Each :meth:`~SitarScore.update` scores its batch at once with the cached scorer of
+:func:`sitar.metric.load_scorer` (one reference per prediction, or a list of candidates of which
+each prediction keeps its closest, by :func:`sitar.metric.score_references` as in
+:func:`sitar.metric.compute`) and appends the per-pair values to list states as float64
 tensors: the normalised scores and, with a gap head, each pair's ``swer`` numerator and length.
 Texts are never kept: torchmetrics gathers only tensors across processes. The states reduce with
 ``"cat"``, so after a sync (DDP, or :meth:`~torchmetrics.Metric.merge_state`) every process holds
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitar.errors import InputError, MissingDependencyError
-from sitar.metric import check_texts, load_scorer
+from sitar.metric import load_scorer, score_references
 from sitar.options import ScorerOptions
 from sitar.result import system_score
 from sitar.swer import corpus_swer
@@ -75,15 +77,25 @@ class SitarScore(Metric):
         self.add_state("swer_numerators", default=[], dist_reduce_fx="cat")
         self.add_state("swer_lengths", default=[], dist_reduce_fx="cat")
 
-    def update(self, preds: str | Sequence[str], target: str | Sequence[str]) -> None:
-        """Score a batch: ``preds`` are hypotheses, ``target`` their references (a str, or lists
-        of str of the same length, as torchmetrics' text metrics take them)."""
-        hyps, refs = check_texts(
-            [preds] if isinstance(preds, str) else preds,
-            [target] if isinstance(target, str) else target,
-        )
-        result = load_scorer(**self._options).score(
-            references=refs, hypotheses=hyps, batch_size=self.batch_size
+    def update(
+        self, preds: str | Sequence[str], target: str | Sequence[str] | Sequence[Sequence[str]]
+    ) -> None:
+        """Score a batch: ``preds`` are hypotheses, ``target`` their references: one str per
+        prediction, or a list of candidate references per prediction (as torchmetrics' BLEU
+        takes them), of which each keeps its closest (:mod:`sitar.multiref`). A single pair may be
+        given as ``preds`` str with ``target`` a str or a list of candidates."""
+        refs: Any = target
+        if isinstance(preds, str):
+            preds = [preds]
+            several = isinstance(target, Sequence) and not isinstance(target, str)
+            refs = [list(target) if several else target]  # one pair: its candidate list
+        elif isinstance(target, str):
+            refs = [target]
+        result, _ = score_references(
+            load_scorer(**self._options),
+            predictions=preds,
+            references=refs,
+            batch_size=self.batch_size,
         )
         self.scores.append(self._tensor(result.scores))  # (n,)
         if result.swer_numerators is not None and result.swer_lengths is not None:

@@ -166,11 +166,19 @@ def test_cli_reference_files_with_other_ids_are_refused(files, tmp_path, capsys)
     assert "differ in length" in capsys.readouterr().err
 
 
-def test_cli_several_references_refuse_systems(files, capsys):
+def test_cli_several_references_with_a_system(files, capsys):
     hyp, r1, r2 = files
     argv = ["score", "--ref-file", r1, "--ref-file", r2, "--system", f"A={hyp}", *MODEL]
-    assert sitar.cli.main(argv) != 0
-    assert "several --ref-file cannot be combined with --system" in capsys.readouterr().err
+    assert sitar.cli.main(argv) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows[0] == ["system", "id", "score", "raw", "windowed", "ref"]
+    assert [(r[0], r[1], r[5]) for r in rows[1:]] == [("A", "1", "2"), ("A", "2", "1")]
+
+
+def test_cli_several_references_need_the_hypotheses(files, capsys):
+    _, r1, r2 = files
+    assert sitar.cli.main(["score", "--ref-file", r1, "--ref-file", r2, *MODEL]) == 2
+    assert "several --ref-file need the hypotheses in --hyp-file" in capsys.readouterr().err
 
 
 def test_other_single_valued_flags_still_refuse_repeats(files, capsys):
@@ -234,10 +242,3 @@ def test_cli_jsonl_lists_from_stdin_are_read_once(monkeypatch, capsys):
     assert sitar.cli.main(["score", "--jsonl", "-", "--jsonl-out", *MODEL]) == 0
     records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert records[0]["reference_index"] == 2 and records[0]["score"] == 0.0
-
-
-def test_cli_several_references_refuse_the_ray_engine(files, capsys):
-    hyp, r1, r2 = files
-    argv = ["score", "--ref-file", r1, "--ref-file", r2, "--hyp-file", hyp, "--engine", "ray"]
-    assert sitar.cli.main([*argv, *MODEL]) != 0
-    assert "cannot be combined with --engine ray" in capsys.readouterr().err

@@ -118,7 +118,8 @@ CHECKS_SCRIPT = textwrap.dedent(
     import sitar
 
     metric = evaluate.load(sys.argv[1])
-    out = {"name": metric.name, "features": {k: v.dtype for k, v in metric.features.items()}}
+    out = {"name": metric.name}
+    out["features"] = [{k: str(v) for k, v in f.items()} for f in metric.features]
     pairs = {"predictions": ["turn right at the bank"], "references": ["turn left at the bank"]}
     out["pair_head"] = metric.compute(**pairs, head="pair", batch_size=4)
     for options in ({"normalize": "nfc"}, {"heads": "pair"}):
@@ -136,10 +137,74 @@ CHECKS_SCRIPT = textwrap.dedent(
 def test_the_evaluate_script_takes_options_and_reports_bad_ones(tmp_path):
     out = _run(CHECKS_SCRIPT, [str(METRIC)], tmp_path)
     assert out["name"] == "sitar"
-    assert out["features"] == {"predictions": "string", "references": "string"}
+    # candidate lists first (evaluate takes the first form an example fits), then one string
+    assert out["features"] == [
+        {"predictions": "Value('string')", "references": "List(Value('string'))"},
+        {"predictions": "Value('string')", "references": "Value('string')"},
+    ]
     assert "head:pair" in out["pair_head"]["signature"] and "swer" not in out["pair_head"]
     assert out["pair_head"]["scores"][0] > 0.0
     assert out["{'normalize': 'nfc'}"].startswith("normalize must be one of")
     assert out["{'heads': 'pair'}"].startswith("unknown scorer option(s) ['heads']")
     # zero pairs: sitar.metric's own values (nan corpus values), not an error
     assert out["empty"]["scores"] == [] and math.isnan(out["empty"]["score"])
+
+
+# Several references per utterance: the same short script, with candidate lists.
+SECOND_REFS = [
+    "turn right at the bank",
+    "the meeting is at nine",
+    "send two hundred dollars",
+    "call doctor smith at new",
+    "the flight leaves from gate thirteen",
+]
+MULTI_SCRIPT = """
+import json, sys
+
+import evaluate
+from sitar.integrations.torchmetrics import SitarScore
+
+metric_path, hyp_file, *ref_files = sys.argv[1:]
+predictions = open(hyp_file, encoding="utf-8").read().splitlines()
+columns = [open(f, encoding="utf-8").read().splitlines() for f in ref_files]
+references = [list(refs) for refs in zip(*columns)]  # candidates per prediction
+
+sitar_metric = evaluate.load(metric_path)
+for i in range(0, len(predictions), 2):
+    sitar_metric.add_batch(predictions=predictions[i : i + 2], references=references[i : i + 2])
+hf = sitar_metric.compute()
+
+tm = SitarScore()
+for i in range(0, len(predictions), 2):
+    tm.update(predictions[i : i + 2], references[i : i + 2])
+out = {k: float(v) for k, v in tm.compute().items()}
+
+print(json.dumps({"evaluate": hf, "torchmetrics": out}))
+"""
+
+
+def test_several_references_match_sitar_score(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    files = {}
+    for name, lines in (("hyp", HYPS), ("r1", REFS), ("r2", SECOND_REFS)):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    hyp, r1, r2 = (str(files[k]) for k in ("hyp", "r1", "r2"))
+    assert main(["score", "--ref-file", r1, "--ref-file", r2, "--hyp-file", hyp]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    system = next(line for line in lines if line.startswith("#system\t")).split("\t")
+    swer = next(line for line in lines if line.startswith("#swer\t")).split("\t")
+    chosen = [int(line.split("\t")[-1]) - 1 for line in lines[2:-2]]
+    # the second reference where it is the hypothesis, the first on a tie (u3), and for u5 the
+    # one the model finds closer ('gate thirteen' for 'gate twenty')
+    assert chosen == [1, 1, 0, 1, 1]
+
+    out = _run(MULTI_SCRIPT, [str(METRIC), hyp, r1, r2], tmp_path)
+    hf, tm = out["evaluate"], out["torchmetrics"]
+    assert f"{hf['score']:.6f}" == system[1] and f"{hf['swer']:.6f}" == swer[1]
+    assert hf["chosen_reference"] == chosen
+    assert hf["score"] == tm["score"] and hf["swer"] == tm["swer"]
+    # the chosen pairs, scored alone, give the very same floats
+    picked = [(REFS, SECOND_REFS)[j][i] for i, j in enumerate(chosen)]
+    expected = Scorer.load().score(references=picked, hypotheses=HYPS)
+    assert hf["score"] == expected.system_score and hf["swer"] == expected.system_swer

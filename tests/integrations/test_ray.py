@@ -256,6 +256,78 @@ def test_cli_engine_ray_passes_the_gap_head_options(local_ray, tmp_path, capsys)
     assert scorer["threads"] == 1 and scorer["backend"] == "onnx"
 
 
+def test_score_dataset_with_candidate_lists_keeps_the_closest(local_ray, scorer):
+    """A list column of references: each row keeps its closest candidate (sitar.multiref), the
+    same pairs and choices as score_multi in one process, with reference_index (1-based)."""
+    from sitar.integrations.ray import dataset_from_pairs, score_dataset
+    from sitar.multiref import score_multi
+
+    ids, refs, hyps = pairs(12, seed=7)
+    candidates = [[r, h] if i % 3 else [r] for i, (r, h) in enumerate(zip(refs, hyps, strict=True))]
+    ds = dataset_from_pairs(ids, candidates, hyps, rows_per_block=4)
+    scored = score_dataset(ds, checkpoint=str(TINY), variant="fp32", rows_per_batch=3)
+    by_id = {row["id"]: row for row in scored.dataset.take_all()}
+    rows = [by_id[u] for u in ids]
+    want = score_multi(scorer, references=candidates, hypotheses=hyps)
+    assert [r["reference_index"] for r in rows] == [j + 1 for j in want.chosen]
+    assert {r["reference_index"] for r in rows} == {1, 2}
+    np.testing.assert_allclose([r["score"] for r in rows], want.result.scores, atol=1e-6)
+    assert [list(r["reference"]) for r in rows] == candidates  # the input column is kept
+
+
+def test_cli_engine_ray_with_two_reference_files(local_ray, tmp_path, scorer, capsys):
+    """`--ref-file R1 --ref-file R2 --engine ray`: the shards and manifest of the local
+    `sitar score` with the same references (scores, chosen reference, system score)."""
+    from sitar.cli import main
+
+    ids, refs, hyps = pairs(10, seed=9)
+    other = [h if i % 2 else r for i, (r, h) in enumerate(zip(refs, hyps, strict=True))]
+    files = {}
+    for name, lines in (("r1", refs), ("r2", other), ("h", hyps)):
+        files[name] = tmp_path / f"{name}.kaldi"
+        files[name].write_text("".join(f"{u} {t}\n" for u, t in zip(ids, lines, strict=True)))
+    inputs = ["--ref-file", str(files["r1"]), "--ref-file", str(files["r2"])]
+    inputs += ["--hyp-file", str(files["h"]), "--format", "kaldi"]
+    model = ["--checkpoint", str(TINY), "--variant", "fp32"]
+    out = tmp_path / "out"
+    argv = ["score", *inputs, *model, "--engine", "ray", "--output-dir", str(out)]
+    assert main([*argv, "--shard-format", "jsonl"]) == 0
+    capsys.readouterr()
+    assert main(["score", *inputs, *model, "--jsonl-out"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    manifest, rows = _check_output(
+        out, "jsonl", ids, None, scorer, ({r["id"]: r for r in lines[:-1]}, lines[-1])
+    )
+    assert [r["reference_index"] for r in rows] == [r["reference_index"] for r in lines[:-1]]
+    assert {r["reference_index"] for r in rows} == {1, 2}
+    assert manifest["columns"][-1] == "reference_index"
+    # a JSONL 'reference' list is the same input
+    jsonl = tmp_path / "lists.jsonl"
+    jsonl.write_text(
+        "".join(
+            json.dumps({"id": u, "reference": [a, b], "hypothesis": h}) + "\n"
+            for u, a, b, h in zip(ids, refs, other, hyps, strict=True)
+        )
+    )
+    out2 = tmp_path / "out2"
+    argv = ["score", "--jsonl", str(jsonl), *model, "--engine", "ray", "--output-dir", str(out2)]
+    assert main(argv) == 0
+    _, again = _read_shards(out2, "parquet")
+    assert [(r["score"], r["reference_index"]) for r in again] == [
+        (r["score"], r["reference_index"]) for r in rows
+    ]
+
+
+def test_cli_engine_ray_refuses_several_systems(tmp_path, capsys):
+    from sitar.cli import main
+
+    ref = tmp_path / "r.txt"
+    ref.write_text("turn left\n")
+    argv = ["score", "--ref-file", str(ref), "--system", f"A={ref}", "--system", f"B={ref}"]
+    assert main([*argv, "--engine", "ray", "--output-dir", str(tmp_path / "o")]) == 2
+    assert "--system cannot be combined with --engine ray" in capsys.readouterr().err
+
+
 def test_cli_engine_ray_option_errors(tmp_path, capsys):
     from sitar.cli import main
 

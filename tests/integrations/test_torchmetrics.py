@@ -205,3 +205,36 @@ def test_a_real_two_process_gloo_sync(expected):
         os.environ["PYTHONPATH"] = env_path
     want = {"score": expected.system_score, "swer": expected.system_swer}
     assert results == {0: want, 1: want}, (results, sys.version)
+
+
+# -- several references per prediction --------------------------------------------------------------
+
+CANDIDATES = [[r, h] if i % 2 else [r] for i, (r, h) in enumerate(zip(REFS, HYPS, strict=True))]
+
+
+def test_lists_of_references_accumulate_over_batches_and_merges():
+    from sitar.multiref import score_multi
+
+    multi = score_multi(Scorer.load(), references=CANDIDATES, hypotheses=HYPS)
+    assert multi.chosen == (0, 1, 0, 1, 0)
+    want = {"score": multi.result.system_score, "swer": multi.result.system_swer}
+    batched = SitarScore()
+    batched.update(HYPS[:2], CANDIDATES[:2])
+    batched.update(HYPS[2:], CANDIDATES[2:])
+    assert _values(batched.compute()) == want
+    first, second = SitarScore(), SitarScore()
+    first.update(HYPS[:3], CANDIDATES[:3])
+    second.update(HYPS[3:], CANDIDATES[3:])
+    first.merge_state(second)
+    assert _values(first.compute()) == want
+    single = SitarScore()  # one pair at a time: a str and its candidate list
+    for hyp, refs in zip(HYPS, CANDIDATES, strict=True):
+        single.update(hyp, refs)
+    assert _values(single.compute()) == want
+
+
+def test_a_bad_candidate_list_is_an_input_error():
+    with pytest.raises(InputError, match=r"references\[1\] is empty"):
+        SitarScore().update(HYPS[:2], [["a"], []])
+    with pytest.raises(InputError, match="2 references and 1 hypotheses"):
+        SitarScore().update(HYPS[:1], [["a"], ["b"]])
