@@ -86,7 +86,14 @@ from sitar.serve.models import (
     ScoreResponse,
 )
 
-__all__ = ["ApiError", "app_from_env", "check_pairs", "create_app"]
+__all__ = [
+    "ApiError",
+    "app_from_env",
+    "check_limits",
+    "check_pairs",
+    "create_app",
+    "openapi_schema",
+]
 
 access_logger = logging.getLogger("sitar.serve.access")
 logger = logging.getLogger("sitar.serve")
@@ -628,7 +635,17 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
     app.state.sitar = state
     allowed = config.effective_allowed_hosts
     outer = app if allowed is None else _HostCheck(app, allowed, error_response)
-    return _AccessLog(outer, state)
+    wrapped = _AccessLog(outer, state)
+    wrapped.fastapi = app
+    return wrapped
+
+
+def openapi_schema(config: ServeConfig | None = None) -> dict[str, Any]:
+    """The OpenAPI 3 schema the service answers at ``/openapi.json`` for ``config`` (default
+    settings when None), without starting a server or loading a model: for client generators."""
+    app: Any = create_app(config or ServeConfig())
+    schema: dict[str, Any] = app.fastapi.openapi()
+    return schema
 
 
 def _public_routes(app: Any) -> list[tuple[str, str]]:
@@ -716,6 +733,8 @@ class _AccessLog:
     def __init__(self, app: Any, state: _State) -> None:
         self.app = app
         self.state = state
+        #: The FastAPI app inside (set by :func:`create_app`), for its ``openapi()``.
+        self.fastapi: Any = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":

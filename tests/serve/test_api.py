@@ -265,12 +265,20 @@ def test_openapi_is_valid_openapi_3_and_documents_the_contract(client):
     assert schemas["ScoreRequest"]["examples"]
 
 
-def test_openapi_without_a_key_has_no_security(tiny_scorer):
+def test_openapi_without_a_key_has_no_security_and_needs_no_server(tiny_scorer):
+    from openapi_spec_validator import validate
+
+    from sitar.serve.app import openapi_schema
+
     app = create_app(ServeConfig(), scorer_factory=lambda: tiny_scorer)
     with TestClient(app, base_url="http://localhost") as c:
         spec = c.get("/openapi.json").json()
     assert "securitySchemes" not in spec.get("components", {})
     assert "security" not in spec["paths"]["/v1/score"]["post"]
+    # the same schema offline (client generators), no model loaded
+    offline = openapi_schema()
+    validate(offline)
+    assert offline == spec
 
 
 def test_docs_page_is_served(client):
