@@ -49,8 +49,7 @@ import math
 import os
 import re
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from sitar import validation
@@ -65,6 +64,7 @@ from sitar.serve.batching import (
     pair_cost,
 )
 from sitar.serve.config import CONFIG_ENV, ServeConfig, read_api_key
+from sitar.serve.middleware import AccessLog, HostCheck, configure_logging
 
 try:
     from fastapi import FastAPI, Request
@@ -95,7 +95,6 @@ __all__ = [
     "openapi_schema",
 ]
 
-access_logger = logging.getLogger("sitar.serve.access")
 logger = logging.getLogger("sitar.serve")
 
 # Pairs scored once before /readyz turns ready: one ordinary pair and one identical pair.
@@ -634,8 +633,10 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
     app.openapi = _openapi_with_auth(app, bearer=state.api_key is not None)  # type: ignore[method-assign]
     app.state.sitar = state
     allowed = config.effective_allowed_hosts
-    outer = app if allowed is None else _HostCheck(app, allowed, error_response)
-    wrapped = _AccessLog(outer, state)
+    outer = (
+        app if allowed is None else HostCheck(app, allowed, lambda *a: error_response(ApiError(*a)))
+    )
+    wrapped = AccessLog(outer, state, _ENDPOINTS)
     wrapped.fastapi = app
     return wrapped
 
@@ -681,121 +682,6 @@ def _openapi_with_auth(app: Any, *, bearer: bool) -> Callable[[], dict[str, Any]
         return app.openapi_schema
 
     return openapi
-
-
-def host_name(header: str) -> str:
-    """The name of a ``Host`` header value, lower case, without port, brackets or final dot."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        name = value[1:].partition("]")[0]
-    elif value.count(":") == 1:
-        name = value.partition(":")[0]
-    else:
-        name = value  # a name, or a bare IPv6 address
-    return name.rstrip(".")
-
-
-class _HostCheck:
-    """ASGI middleware: requests whose ``Host`` is not an allowed name get JSON 400
-    ``invalid_host`` (DNS rebinding: a page on evil.example whose name now resolves to
-    127.0.0.1 still sends ``Host: evil.example``)."""
-
-    def __init__(self, app: Any, allowed: Sequence[str], error_response: Any) -> None:
-        self.app = app
-        self.allowed = frozenset(allowed)
-        self.error_response = error_response
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            raw = dict(scope.get("headers") or []).get(b"host", b"")
-            name = host_name(raw.decode("latin-1"))
-            if name not in self.allowed:
-                response = self.error_response(
-                    ApiError(
-                        400,
-                        "invalid_host",
-                        f"Host {name or '(none)'!r} is not served here; allowed: "
-                        f"{', '.join(sorted(self.allowed))} (--allowed-hosts)",
-                    )
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-class _AccessLog:
-    """ASGI middleware: one JSON access-log line per request, request metrics, X-Request-ID.
-
-    Logged: time, request id, client address, method, path, status, duration, pairs. Never
-    headers or bodies (so never the bearer token or the texts).
-    """
-
-    def __init__(self, app: Any, state: _State) -> None:
-        self.app = app
-        self.state = state
-        #: The FastAPI app inside (set by :func:`create_app`), for its ``openapi()``.
-        self.fastapi: Any = None
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        t0 = time.perf_counter()
-        request_id = uuid.uuid4().hex[:16]
-        status = 500
-        scope.setdefault("state", {})
-
-        async def send_wrapper(message: Any) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message.setdefault("headers", [])
-                message["headers"] = [
-                    *message["headers"],
-                    (b"x-request-id", request_id.encode("ascii")),
-                ]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_wrapper)
-        finally:
-            seconds = time.perf_counter() - t0
-            path = scope.get("path", "")
-            endpoint = path if path in _ENDPOINTS else "other"
-            m = self.state.metrics
-            m.requests.labels(endpoint=endpoint, status=str(status)).inc()
-            m.latency.labels(endpoint=endpoint).observe(seconds)
-            if self.state.config.access_log and access_logger.isEnabledFor(logging.INFO):
-                client = scope.get("client")
-                record = {
-                    "ts": round(time.time(), 3),
-                    "request_id": request_id,
-                    "client": f"{client[0]}:{client[1]}" if client else None,
-                    "method": scope.get("method"),
-                    "path": path,
-                    "status": status,
-                    "ms": round(seconds * 1000.0, 2),
-                    "pairs": scope["state"].get("n_pairs"),
-                    "pid": os.getpid(),
-                }
-                access_logger.info(json.dumps(record))
-
-    @property
-    def sitar_state(self) -> _State:
-        return self.state
-
-
-def configure_logging(level: str = "info") -> None:
-    """JSON lines on stderr for the ``sitar.serve`` loggers (called by the serve command and by
-    each worker process; never at import)."""
-    log = logging.getLogger("sitar.serve")
-    if not any(getattr(h, "_sitar_serve", False) for h in log.handlers):
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        handler._sitar_serve = True  # type: ignore[attr-defined]
-        log.addHandler(handler)
-    log.setLevel(level.upper())
-    log.propagate = False
 
 
 def app_from_env() -> Any:
