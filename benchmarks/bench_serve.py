@@ -259,23 +259,74 @@ def run_cell(
 
 
 def _compare(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per (workers, concurrency): baseline and current pairs/s and their ratio."""
-    by_key = {(c["server"], c["workers"], c["concurrency"]): c for c in cells}
+    """Per (workers, concurrency): baseline and current pairs/s (medians over the rounds) and
+    the median of the per-round ratios current / baseline."""
+    runs: dict[tuple[str, int, int], dict[int, float]] = {}
+    for c in cells:
+        key = (c["server"], c["workers"], c["concurrency"])
+        runs.setdefault(key, {})[c.get("round", 1)] = c["pairs_per_s"]
     rows = []
-    for (label, w, conc), cell in by_key.items():
-        base = by_key.get(("baseline", w, conc))
+    for (label, w, conc), current in runs.items():
+        base = runs.get(("baseline", w, conc))
         if label != "current" or base is None:
             continue
+        ratios = [current[r] / base[r] for r in current if r in base]
         rows.append(
             {
                 "workers": w,
                 "concurrency": conc,
-                "baseline_pairs_per_s": base["pairs_per_s"],
-                "current_pairs_per_s": cell["pairs_per_s"],
-                "ratio": cell["pairs_per_s"] / base["pairs_per_s"],
+                "rounds": len(ratios),
+                "baseline_pairs_per_s": float(np.median(list(base.values()))),
+                "current_pairs_per_s": float(np.median(list(current.values()))),
+                "ratio": float(np.median(ratios)),
+                "ratio_min": min(ratios),
+                "ratio_max": max(ratios),
             }
         )
     return rows
+
+
+def app_only(args: argparse.Namespace) -> int:
+    """The app's own cost per request, current and baseline in turns (see --app-only)."""
+    tiny = ROOT / "tests" / "fixtures" / "tiny_onnx"
+    conc = int(args.concurrency.split(",")[0])
+    argv = [sys.executable, "-m", "benchmarks.serve_asgi_driver", "--checkpoint", str(tiny)]
+    argv += ["--requests", str(args.requests), "--concurrency", str(conc)]
+    rates: dict[str, list[float]] = {"baseline": [], "current": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        sides: list[tuple[str, Path]] = [("current", ROOT)]
+        if args.baseline_rev:
+            code = extract_revision(args.baseline_rev, Path(tmp) / "baseline")
+            sides.insert(0, ("baseline", code))
+        for r in range(args.rounds):
+            for label, code in sides if r % 2 == 0 else sides[::-1]:
+                print(f"{label}: app only, round {r + 1} ...", file=sys.stderr)
+                # cwd and PYTHONPATH first: that tree's sitar; the driver module from this one.
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), str(ROOT)])}
+                out = subprocess.run(
+                    argv, capture_output=True, text=True, check=True, cwd=code, env=env
+                ).stdout
+                result = json.loads(out.strip().splitlines()[-1])
+                if not result["sitar"].startswith(str(code)):
+                    raise RuntimeError(f"{label} ran the sitar of {result['sitar']}, not {code}")
+                rates[label].append(result["requests_per_s"])
+    print(f"\napp only (ASGI in-process, model-free scorer), {args.requests} single-pair "
+          f"requests at concurrency {conc}, {args.rounds} round(s); cpu cores: {os.cpu_count()}\n")  # fmt: skip
+    print("| round | baseline req/s | current req/s | current / baseline |")
+    print("|---|---|---|---|")
+    ratios = []
+    for r, cur in enumerate(rates["current"]):
+        base = rates["baseline"][r] if rates["baseline"] else float("nan")
+        ratios.append(cur / base)
+        print(f"| {r + 1} | {base:.0f} | {cur:.0f} | {cur / base:.2f} |")
+    if args.baseline_rev:
+        print(f"\nmedian ratio current / {args.baseline_rev}: {float(np.median(ratios)):.2f}")
+    write_result(
+        args.json,
+        "serve",
+        {"mode": "app-only", "baseline_rev": args.baseline_rev, "rates": rates, "ratios": ratios},
+    )
+    return 0
 
 
 @tool_main("python -m benchmarks serve")
@@ -299,7 +350,25 @@ def main(argv: list[str] | None = None) -> int:
         help="also serve the same cells with this git revision's sitar package and print the "
         "throughput ratio current / baseline",
     )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="repeat every cell this many times, alternating servers; the comparison reports "
+        "medians (default 1)",
+    )
+    p.add_argument(
+        "--app-only",
+        action="store_true",
+        help="measure only the app's own cost per request: ASGI calls in-process with a "
+        "model-free scorer (benchmarks/serve_asgi_driver.py), current and --baseline-rev in "
+        "turns; --requests and --concurrency (first level) apply",
+    )
     args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error("--rounds must be >= 1")
+    if args.app_only:
+        return app_only(args)
     levels = [int(x) for x in args.concurrency.split(",")]
     worker_counts = [int(x) for x in args.workers.split(",")]
     n_pairs = args.requests * args.pairs_per_request
@@ -325,10 +394,15 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for server in servers:
                     server.wait_ready()
-                for k, c in enumerate(levels):
-                    for server in servers if k % 2 == 0 else servers[::-1]:
-                        print(f"{server.label}: workers={w} concurrency={c} ...", file=sys.stderr)
-                        cells.append(run_cell(server, refs, hyps, args, c, off["scores"]))
+                for r in range(args.rounds):
+                    for k, c in enumerate(levels):
+                        for server in servers if (k + r) % 2 == 0 else servers[::-1]:
+                            print(
+                                f"{server.label}: workers={w} concurrency={c} round={r + 1} ...",
+                                file=sys.stderr,
+                            )
+                            cell = run_cell(server, refs, hyps, args, c, off["scores"])
+                            cells.append({**cell, "round": r + 1})
             finally:
                 for server in servers:
                     server.stop()
@@ -355,12 +429,16 @@ def main(argv: list[str] | None = None) -> int:
     comparison = _compare(cells) if args.baseline_rev else []
     if comparison:
         print(f"\nthroughput against --baseline-rev {args.baseline_rev} (same run, same pairs):\n")
-        print("| workers | concurrency | baseline pairs/s | current pairs/s | current / baseline |")
-        print("|---|---|---|---|---|")
+        print(
+            "| workers | concurrency | rounds | baseline pairs/s | current pairs/s | "
+            "current / baseline (median, min-max) |"
+        )
+        print("|---|---|---|---|---|---|")
         for row in comparison:
             print(
-                f"| {row['workers']} | {row['concurrency']} | {row['baseline_pairs_per_s']:.1f} | "
-                f"{row['current_pairs_per_s']:.1f} | {row['ratio']:.2f} |"
+                f"| {row['workers']} | {row['concurrency']} | {row['rounds']} | "
+                f"{row['baseline_pairs_per_s']:.1f} | {row['current_pairs_per_s']:.1f} | "
+                f"{row['ratio']:.2f} ({row['ratio_min']:.2f}-{row['ratio_max']:.2f}) |"
             )
     off.pop("scores")
     write_result(
