@@ -1,5 +1,5 @@
-"""The ASGI app of ``sitar serve`` (FastAPI, pydantic models): endpoints, validation, auth, errors,
-access logs.
+"""The ASGI app of ``sitar serve`` (FastAPI, pydantic models): endpoints, validation, auth and
+errors; the Host check and the access log around it are :mod:`sitar.serve.middleware`.
 
 Endpoints (request and response models in :mod:`sitar.serve.models`; ``GET /openapi.json`` is
 the OpenAPI 3 schema and ``GET /docs`` its Swagger UI page):
