@@ -18,8 +18,16 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+try:
+    from sitar._main import tool_main
+except ImportError:  # an earlier revision's sitar (--baseline-rev) may predate the shared spine
+
+    def tool_main(prog: str) -> Callable[[Any], Any]:
+        return lambda main: main
 
 
 class _Precomputed:
@@ -100,12 +108,13 @@ async def _drive(app: Any, inner: Any, requests: int, concurrency: int) -> float
     return (requests // concurrency) * concurrency / wall
 
 
-def main() -> None:
-    p = argparse.ArgumentParser()
+@tool_main("python -m benchmarks.serve_asgi_driver")
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.serve_asgi_driver")
     p.add_argument("--checkpoint", required=True, help="a checkpoint with an fp32 graph")
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("--concurrency", type=int, default=16)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     from sitar.serve.app import create_app
     from sitar.serve.config import ServeConfig
 
