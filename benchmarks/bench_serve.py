@@ -303,10 +303,12 @@ def app_only(args: argparse.Namespace) -> int:
                 print(f"{label}: app only, round {r + 1} ...", file=sys.stderr)
                 # cwd and PYTHONPATH first: that tree's sitar; the driver module from this one.
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), str(ROOT)])}
-                out = subprocess.run(
-                    argv, capture_output=True, text=True, check=True, cwd=code, env=env
-                ).stdout
-                result = json.loads(out.strip().splitlines()[-1])
+                proc = subprocess.run(argv, capture_output=True, text=True, cwd=code, env=env)
+                if proc.returncode != 0:
+                    raise RuntimeError(
+                        f"the {label} app-only driver failed:\n{proc.stderr[-3000:]}"
+                    )
+                result = json.loads(proc.stdout.strip().splitlines()[-1])
                 if not result["sitar"].startswith(str(code)):
                     raise RuntimeError(f"{label} ran the sitar of {result['sitar']}, not {code}")
                 rates[label].append(result["requests_per_s"])

@@ -18,16 +18,8 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-try:
-    from sitar._main import tool_main
-except ImportError:  # an earlier revision's sitar (--baseline-rev) may predate the shared spine
-
-    def tool_main(prog: str) -> Callable[[Any], Any]:
-        return lambda main: main
 
 
 class _Precomputed:
@@ -108,8 +100,10 @@ async def _drive(app: Any, inner: Any, requests: int, concurrency: int) -> float
     return (requests // concurrency) * concurrency / wall
 
 
-@tool_main("python -m benchmarks.serve_asgi_driver")
-def main(argv: list[str] | None = None) -> int:
+def drive(argv: list[str] | None = None) -> int:
+    """The driver's entry point. Not a ``main()`` on the tool spine (``sitar._main``): this is a
+    subprocess helper of ``python -m benchmarks serve``, not a tool, and an earlier revision's
+    ``sitar`` may predate the spine; a failure is a traceback the benchmark shows."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.serve_asgi_driver")
     p.add_argument("--checkpoint", required=True, help="a checkpoint with an fp32 graph")
     p.add_argument("--requests", type=int, default=2000)
@@ -134,4 +128,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive())
