@@ -1,7 +1,8 @@
 """Load test of `sitar serve` on loopback, against offline scoring of the same pairs in the same run.
 
     python -m benchmarks serve [--checkpoint CKPT] [--requests 256] \
-        [--concurrency 1,8,64] [--workers 1,2] [--pairs-per-request 1] [--json out.json]
+        [--concurrency 1,8,64] [--workers 1,2] [--pairs-per-request 1] [--json out.json] \
+        [--baseline-rev REV]
 
 For each worker count a real `sitar serve` process is started on a free 127.0.0.1 port and waited
 for until every worker is ready; then, for each concurrency level, ``--requests`` requests of
@@ -16,6 +17,13 @@ Offline peers, on the same pairs in the same run: ``Scorer.score`` in this proce
 pairs in one call) and the `sitar score` command (wall time including start-up and model load).
 The ratio column is service throughput over warm ``Scorer.score`` throughput. The client runs on
 the same machine as the server and takes part of its CPU.
+
+``--baseline-rev REV`` (a git revision of this repository, e.g. the last commit before the
+service moved from bare Starlette to FastAPI) also serves the same cells with that revision's
+``sitar`` package, extracted with ``git archive`` into a temporary folder and started from there
+(same checkpoint, same options). Both servers run side by side and their cells alternate, the
+order flipping at each concurrency level; both throughputs and their ratio (current / baseline)
+are printed per cell.
 """
 
 from __future__ import annotations
@@ -80,8 +88,34 @@ def offline(args: argparse.Namespace, refs: list[str], hyps: list[str]) -> dict[
     }
 
 
+def extract_revision(rev: str, dest: Path) -> Path:
+    """The ``sitar`` package of git revision ``rev`` of this repository, under ``dest``."""
+    import io
+    import tarfile
+
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "sitar"],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except subprocess.CalledProcessError as e:
+        from sitar.errors import InputError
+
+        raise InputError(
+            f"--baseline-rev {rev}: git archive failed: {e.stderr.decode().strip()}"
+        ) from e
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
 class Server:
-    def __init__(self, args: argparse.Namespace, workers: int, log_dir: Path) -> None:
+    def __init__(
+        self, args: argparse.Namespace, workers: int, log_dir: Path, code: Path | None = None
+    ) -> None:
+        """``code``: a folder holding another revision's ``sitar`` package to serve instead."""
+        self.label = "current" if code is None else "baseline"
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         argv = [sys.executable, "-m", "sitar", "serve", "--port", str(self.port)]
@@ -91,12 +125,21 @@ class Server:
         argv += ["--max-queue-pairs", str(max(1024, args.pairs_per_request * 256))]
         if workers > 1:
             argv += ["--threads", str(max(1, (os.cpu_count() or 2) // workers))]
-        if args.checkpoint:
-            argv += ["--checkpoint", args.checkpoint]
+        checkpoint = args.checkpoint
+        if checkpoint is None and code is not None:
+            # The extracted package has no checkpoints folder beside it: name this checkout's.
+            from sitar.checkpoint import default_checkpoint_path
+
+            checkpoint = str(default_checkpoint_path())
+        if checkpoint:
+            argv += ["--checkpoint", checkpoint]
         if args.variant:
             argv += ["--variant", args.variant]
-        self.log = open(log_dir / f"serve-w{workers}.log", "w")
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
+        self.log = open(log_dir / f"serve-{self.label}-w{workers}.log", "w")
+        env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
+        self.proc = subprocess.Popen(
+            argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=code or ROOT, env=env
+        )
         self.workers = workers
 
     def wait_ready(self, timeout: float = 300.0) -> None:
@@ -194,6 +237,7 @@ def run_cell(
     wanted = {i for idx, _ in reqs for i in idx}
     diffs = [abs(got[i] - offline_scores[i]) for i in got]
     return {
+        "server": server.label,
         "workers": server.workers,
         "concurrency": concurrency,
         "requests": n_req,
@@ -214,6 +258,79 @@ def run_cell(
     }
 
 
+def _compare(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (workers, concurrency): baseline and current pairs/s (medians over the rounds) and
+    the median of the per-round ratios current / baseline."""
+    runs: dict[tuple[str, int, int], dict[int, float]] = {}
+    for c in cells:
+        key = (c["server"], c["workers"], c["concurrency"])
+        runs.setdefault(key, {})[c.get("round", 1)] = c["pairs_per_s"]
+    rows = []
+    for (label, w, conc), current in runs.items():
+        base = runs.get(("baseline", w, conc))
+        if label != "current" or base is None:
+            continue
+        ratios = [current[r] / base[r] for r in current if r in base]
+        rows.append(
+            {
+                "workers": w,
+                "concurrency": conc,
+                "rounds": len(ratios),
+                "baseline_pairs_per_s": float(np.median(list(base.values()))),
+                "current_pairs_per_s": float(np.median(list(current.values()))),
+                "ratio": float(np.median(ratios)),
+                "ratio_min": min(ratios),
+                "ratio_max": max(ratios),
+            }
+        )
+    return rows
+
+
+def app_only(args: argparse.Namespace) -> int:
+    """The app's own cost per request, current and baseline in turns (see --app-only)."""
+    tiny = ROOT / "tests" / "fixtures" / "tiny_onnx"
+    conc = int(args.concurrency.split(",")[0])
+    argv = [sys.executable, "-m", "benchmarks.serve_asgi_driver", "--checkpoint", str(tiny)]
+    argv += ["--requests", str(args.requests), "--concurrency", str(conc)]
+    rates: dict[str, list[float]] = {"baseline": [], "current": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        sides: list[tuple[str, Path]] = [("current", ROOT)]
+        if args.baseline_rev:
+            code = extract_revision(args.baseline_rev, Path(tmp) / "baseline")
+            sides.insert(0, ("baseline", code))
+        for r in range(args.rounds):
+            for label, code in sides if r % 2 == 0 else sides[::-1]:
+                print(f"{label}: app only, round {r + 1} ...", file=sys.stderr)
+                # cwd and PYTHONPATH first: that tree's sitar; the driver module from this one.
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), str(ROOT)])}
+                proc = subprocess.run(argv, capture_output=True, text=True, cwd=code, env=env)
+                if proc.returncode != 0:
+                    raise RuntimeError(
+                        f"the {label} app-only driver failed:\n{proc.stderr[-3000:]}"
+                    )
+                result = json.loads(proc.stdout.strip().splitlines()[-1])
+                if not result["sitar"].startswith(str(code)):
+                    raise RuntimeError(f"{label} ran the sitar of {result['sitar']}, not {code}")
+                rates[label].append(result["requests_per_s"])
+    print(f"\napp only (ASGI in-process, model-free scorer), {args.requests} single-pair "
+          f"requests at concurrency {conc}, {args.rounds} round(s); cpu cores: {os.cpu_count()}\n")  # fmt: skip
+    print("| round | baseline req/s | current req/s | current / baseline |")
+    print("|---|---|---|---|")
+    ratios = []
+    for r, cur in enumerate(rates["current"]):
+        base = rates["baseline"][r] if rates["baseline"] else float("nan")
+        ratios.append(cur / base)
+        print(f"| {r + 1} | {base:.0f} | {cur:.0f} | {cur / base:.2f} |")
+    if args.baseline_rev:
+        print(f"\nmedian ratio current / {args.baseline_rev}: {float(np.median(ratios)):.2f}")
+    write_result(
+        args.json,
+        "serve",
+        {"mode": "app-only", "baseline_rev": args.baseline_rev, "rates": rates, "ratios": ratios},
+    )
+    return 0
+
+
 @tool_main("python -m benchmarks serve")
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m benchmarks serve", description=__doc__.splitlines()[0])
@@ -228,7 +345,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default=None, help="write the results here too")
+    p.add_argument(
+        "--baseline-rev",
+        default=None,
+        metavar="REV",
+        help="also serve the same cells with this git revision's sitar package and print the "
+        "throughput ratio current / baseline",
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="repeat every cell this many times, alternating servers; the comparison reports "
+        "medians (default 1)",
+    )
+    p.add_argument(
+        "--app-only",
+        action="store_true",
+        help="measure only the app's own cost per request: ASGI calls in-process with a "
+        "model-free scorer (benchmarks/serve_asgi_driver.py), current and --baseline-rev in "
+        "turns; --requests and --concurrency (first level) apply",
+    )
     args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error("--rounds must be >= 1")
+    if args.app_only:
+        return app_only(args)
     levels = [int(x) for x in args.concurrency.split(",")]
     worker_counts = [int(x) for x in args.workers.split(",")]
     n_pairs = args.requests * args.pairs_per_request
@@ -243,15 +385,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     cells = []
     with tempfile.TemporaryDirectory() as tmp:
+        codes: list[Path | None] = [None]
+        if args.baseline_rev:
+            codes.insert(0, extract_revision(args.baseline_rev, Path(tmp) / "baseline"))
         for w in worker_counts:
-            server = Server(args, w, Path(tmp))
+            # Both servers run side by side and their cells alternate (the order flips at each
+            # level), so a drift in the machine's load does not favour one of them; the idle one
+            # only waits on its socket.
+            servers = [Server(args, w, Path(tmp), code) for code in codes]
             try:
-                server.wait_ready()
-                for c in levels:
-                    print(f"workers={w} concurrency={c} ...", file=sys.stderr)
-                    cells.append(run_cell(server, refs, hyps, args, c, off["scores"]))
+                for server in servers:
+                    server.wait_ready()
+                for r in range(args.rounds):
+                    for k, c in enumerate(levels):
+                        for server in servers if (k + r) % 2 == 0 else servers[::-1]:
+                            print(
+                                f"{server.label}: workers={w} concurrency={c} round={r + 1} ...",
+                                file=sys.stderr,
+                            )
+                            cell = run_cell(server, refs, hyps, args, c, off["scores"])
+                            cells.append({**cell, "round": r + 1})
             finally:
-                server.stop()
+                for server in servers:
+                    server.stop()
 
     print(f"\nsignature: {off['signature']}")
     print(f"pairs per request: {args.pairs_per_request}; requests per cell: {args.requests}; "
@@ -264,14 +420,39 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for c in cells:
+        if c["server"] != "current":
+            continue
         print(
             f"| {c['workers']} | {c['concurrency']} | {c['pairs_per_s']:.1f} | "
             f"{c['pairs_per_s'] / off['api_pairs_per_s']:.2f} | {c['p50_ms']:.0f} | "
             f"{c['p95_ms']:.0f} | {c['p99_ms']:.0f} | {c['failed']} | {c['lost']} | "
             f"{c['max_abs_diff_vs_offline']:.1e} | {', '.join(map(str, c['worker_rss_mib']))} |"
         )
+    comparison = _compare(cells) if args.baseline_rev else []
+    if comparison:
+        print(f"\nthroughput against --baseline-rev {args.baseline_rev} (same run, same pairs):\n")
+        print(
+            "| workers | concurrency | rounds | baseline pairs/s | current pairs/s | "
+            "current / baseline (median, min-max) |"
+        )
+        print("|---|---|---|---|---|---|")
+        for row in comparison:
+            print(
+                f"| {row['workers']} | {row['concurrency']} | {row['rounds']} | "
+                f"{row['baseline_pairs_per_s']:.1f} | {row['current_pairs_per_s']:.1f} | "
+                f"{row['ratio']:.2f} ({row['ratio_min']:.2f}-{row['ratio_max']:.2f}) |"
+            )
     off.pop("scores")
-    write_result(args.json, "serve", {"offline": off, "cells": cells})
+    write_result(
+        args.json,
+        "serve",
+        {
+            "offline": off,
+            "cells": cells,
+            "baseline_rev": args.baseline_rev,
+            "comparison": comparison,
+        },
+    )
     bad = sum(c["failed"] + c["lost"] for c in cells)
     return 1 if bad else 0
 

@@ -127,6 +127,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="answer 503 timeout after S seconds (default 30)",
     )
+    limits.add_argument(
+        "--max-client-requests",
+        dest="max_client_requests",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most requests one client address may have in flight per worker (more: 429 "
+        "too_many_requests; default: no limit; behind a proxy every client is the proxy)",
+    )
     security = parser.add_argument_group("security")
     security.add_argument(
         "--api-key-file",
@@ -200,6 +209,7 @@ def build_config(args: argparse.Namespace) -> ServeConfig:
         max_pairs_per_request=args.max_pairs_per_request,
         max_chars_per_text=args.max_chars_per_text,
         request_timeout_s=args.request_timeout_s,
+        max_client_requests=args.max_client_requests,
         api_key_file=args.api_key_file,
         api_key_env=args.api_key_env,
         cors_origins=tuple(args.cors_origins),
@@ -251,7 +261,7 @@ def check_scorer_options(options: ScorerOptions) -> None:
 def run(args: argparse.Namespace) -> int:
     from sitar.serve.config import read_api_key
 
-    for package in ("uvicorn", "starlette", "prometheus_client"):
+    for package in ("uvicorn", "fastapi", "pydantic", "starlette", "prometheus_client"):
         try:
             __import__(package)
         except ImportError as e:

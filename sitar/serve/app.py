@@ -1,28 +1,41 @@
-"""The ASGI app of ``sitar serve`` (Starlette): endpoints, validation, auth, access logs.
+"""The ASGI app of ``sitar serve`` (FastAPI, pydantic models): endpoints, validation, auth and
+errors; the Host check and the access log around it are :mod:`sitar.serve.middleware`.
 
-Endpoints:
+Endpoints (request and response models in :mod:`sitar.serve.models`; ``GET /openapi.json`` is
+the OpenAPI 3 schema and ``GET /docs`` its Swagger UI page):
 
 * ``POST /v1/score`` ``{"references": [...], "hypotheses": [...]}`` -> ``ScoreResult.to_dict()``
   of exactly those pairs (scores, raw, windowed, identical, n_windows, system_score, aggregation,
-  n_pairs, signature), scored through the micro-batching queue (:mod:`sitar.serve.batching`);
+  n_pairs, n_identical, n_windowed, signature, and the ``swer`` fields with a gap head), scored
+  through the micro-batching queue (:mod:`sitar.serve.batching`);
 * ``POST /v1/explain`` ``{"reference": "...", "hypothesis": "..."}`` -> ``Explanation.to_dict()``
   (per-gap severities and estimated tiers);
 * ``GET /healthz`` (the process answers), ``GET /readyz`` (the model is loaded and warm; 503
   before), ``GET /metrics`` (Prometheus text).
 
-Errors are JSON ``{"error": KIND, "message": TEXT}`` with the HTTP status of their kind:
-400 ``bad_request`` (body is not JSON, or nested deeper than :data:`MAX_JSON_DEPTH`), 400
-``invalid_host`` (``Host`` not allowed, :attr:`ServeConfig.effective_allowed_hosts`), 415
-``unsupported_media_type`` (a POST that is not ``application/json``), 413 ``too_large`` (body,
-pair count or text length over a limit), 422 ``invalid`` (wrong fields, types or invalid Unicode:
-the one text check of ``Scorer.score``, :mod:`sitar.validation`), 401 ``unauthorized``, 503
-``queue_full`` (with ``Retry-After``), ``timeout``, ``not_ready`` or ``shutting_down``, 500
-``internal`` (an unforeseen error, answered by the endpoint itself so the connection stays open). The model is loaded in the worker's model thread after the
-server starts, so ``/healthz`` answers at once and ``/readyz`` turns 200 only after a warm-up call.
+Every error, whatever raised it (an endpoint, the router, the request model, a middleware), is
+JSON ``{"error": KIND, "message": TEXT}`` (:class:`~sitar.serve.models.ErrorBody`) with the HTTP
+status of its kind (:data:`~sitar.serve.models.ERROR_KINDS`): 400 ``bad_request`` (body is not
+JSON, or nested deeper than :data:`MAX_JSON_DEPTH`), 400 ``invalid_host`` (``Host`` not allowed,
+:attr:`ServeConfig.effective_allowed_hosts`), 401 ``unauthorized``, 404 ``not_found``, 405
+``method_not_allowed`` (with ``Allow``), 413 ``too_large`` (body, pair count or text length over a
+limit), 415 ``unsupported_media_type`` (a POST that is not ``application/json``), 422 ``invalid``
+(wrong fields, types or invalid Unicode: the one text check of ``Scorer.score``,
+:mod:`sitar.validation`, run by the request models), 429 ``too_many_requests`` (one client over
+``--max-client-requests`` requests in flight), 500 ``internal`` (an unforeseen error, answered by
+the route itself so the connection stays open), 503 ``queue_full`` (with ``Retry-After``),
+``timeout``, ``not_ready`` or ``shutting_down``. The model is loaded in the worker's model thread
+after the server starts, so ``/healthz`` answers at once and ``/readyz`` turns 200 only after a
+warm-up call.
+
+The body of a POST is read by the route itself before FastAPI sees it (:func:`create_app`'s route
+class): the ``Content-Type``, the size limit while streaming and the nesting depth are checked
+before anything parses it, and FastAPI then validates the parsed body against the model.
 
 Auth is optional: with a key configured, ``/v1/*`` and ``/metrics`` need ``Authorization: Bearer
-KEY`` (compared with :func:`hmac.compare_digest`); ``/healthz`` and ``/readyz`` stay open for
-orchestrators. The key and the Authorization header never reach a log line.
+KEY`` (compared with :func:`hmac.compare_digest`; checked before the body is read); ``/healthz``,
+``/readyz``, ``/openapi.json`` and ``/docs`` stay open. The key and the Authorization header never
+reach a log line.
 """
 
 from __future__ import annotations
@@ -36,8 +49,7 @@ import math
 import os
 import re
 import time
-import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from sitar import validation
@@ -52,20 +64,53 @@ from sitar.serve.batching import (
     pair_cost,
 )
 from sitar.serve.config import CONFIG_ENV, ServeConfig, read_api_key
+from sitar.serve.middleware import AccessLog, HostCheck, configure_logging
 
-__all__ = ["ApiError", "app_from_env", "check_pairs", "create_app"]
+try:
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.openapi.utils import get_openapi
+    from fastapi.responses import JSONResponse, Response
+    from fastapi.routing import APIRoute
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+except ImportError as e:  # the serve extra is not installed
+    raise MissingDependencyError(e.name or "fastapi", "sitar serve", "serve") from e
 
-access_logger = logging.getLogger("sitar.serve.access")
+from sitar.serve.models import (
+    ErrorBody,
+    ExplainRequest,
+    ExplainResponse,
+    HealthResponse,
+    ReadyResponse,
+    ScoreRequest,
+    ScoreResponse,
+)
+
+__all__ = [
+    "ApiError",
+    "app_from_env",
+    "check_limits",
+    "check_pairs",
+    "create_app",
+    "openapi_schema",
+]
+
 logger = logging.getLogger("sitar.serve")
 
 # Pairs scored once before /readyz turns ready: one ordinary pair and one identical pair.
 _WARMUP_REFERENCES = ["please send the invoice on friday", "warm up"]
 _WARMUP_HYPOTHESES = ["please send the invoice on monday", "warm up"]
 
-_SCORE_FIELDS = ("references", "hypotheses")
-_EXPLAIN_FIELDS = ("reference", "hypothesis")
 #: Endpoints named in metrics; anything else is counted as "other" (bounded label values).
-_ENDPOINTS = ("/v1/score", "/v1/explain", "/healthz", "/readyz", "/metrics")
+_ENDPOINTS = (
+    "/v1/score",
+    "/v1/explain",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/openapi.json",
+    "/docs",
+)
 
 
 class ApiError(SitarError):
@@ -79,14 +124,6 @@ class ApiError(SitarError):
         self.headers = headers or {}
 
 
-def _starlette() -> Any:
-    try:
-        import starlette
-    except ImportError as e:
-        raise MissingDependencyError("starlette", "sitar serve", "serve") from e
-    return starlette
-
-
 # -- validation (the messages of Scorer.score, then the server's limits) ---------------------------
 
 
@@ -95,7 +132,16 @@ def check_pairs(
 ) -> tuple[list[str], list[str]]:
     """Validate a score request's pairs: the one text check of ``Scorer.score``
     (:func:`sitar.validation.check_pairs`, HTTP 422), then the server's limits (HTTP 413)."""
-    refs, hyps = _invalid_as_422(validation.check_pairs, references, hypotheses)
+    try:
+        refs, hyps = validation.check_pairs(references, hypotheses)
+    except InputError as e:
+        raise ApiError(422, "invalid", str(e)) from e
+    check_limits(refs, hyps, max_pairs=max_pairs, max_chars=max_chars)
+    return refs, hyps
+
+
+def check_limits(refs: list[str], hyps: list[str], *, max_pairs: int, max_chars: int) -> None:
+    """The server's limits on valid pairs: pairs per request and characters per text (413)."""
     if len(refs) > max_pairs:
         raise ApiError(
             413,
@@ -106,14 +152,6 @@ def check_pairs(
     for name, items in (("references", refs), ("hypotheses", hyps)):
         for i, item in enumerate(items):
             _check_length(f"{name}[{i}]", item, max_chars)
-    return refs, hyps
-
-
-def _invalid_as_422(check: Any, *args: Any) -> Any:
-    try:
-        return check(*args)
-    except InputError as e:
-        raise ApiError(422, "invalid", str(e)) from e
 
 
 def _check_length(name: str, text: str, max_chars: int) -> None:
@@ -123,6 +161,21 @@ def _check_length(name: str, text: str, max_chars: int) -> None:
             "too_large",
             f"{name} has {len(text)} characters, the limit is {max_chars} per text",
         )
+
+
+def validation_message(exc: RequestValidationError) -> str:
+    """The text of a 422: the ``InputError`` a request model raised (the words of
+    ``Scorer.score``), else pydantic's own errors as ``field: message``."""
+    errors = exc.errors()
+    for err in errors:
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, InputError):
+            return str(cause)
+    parts = []
+    for err in errors:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
 
 
 #: Deepest JSON nesting a request body may have (a valid body needs 2: an object of lists). Python's
@@ -147,26 +200,6 @@ def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
         if not brackets or not removed:
             return False  # done, or malformed (left to the parser's message)
     return bool(brackets)
-
-
-def _check_fields(body: Any, expected: Sequence[str]) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise ApiError(
-            422,
-            "invalid",
-            f"expected a JSON object with {', '.join(expected)}, got {type(body).__name__}",
-        )
-    missing = [k for k in expected if k not in body]
-    if missing:
-        raise ApiError(422, "invalid", f"missing field(s) {', '.join(missing)}")
-    unknown = sorted(k for k in body if k not in expected)
-    if unknown:
-        raise ApiError(
-            422,
-            "invalid",
-            f"unknown field(s) {', '.join(unknown)}; expected {', '.join(expected)}",
-        )
-    return body
 
 
 def _json_safe(obj: Any) -> Any:
@@ -254,16 +287,54 @@ class _State:
         )
 
 
-def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
-    """The Starlette app for ``config``. ``scorer_factory()`` (tests) replaces ``Scorer.load``."""
-    _starlette()
-    from starlette.applications import Starlette
-    from starlette.middleware import Middleware
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
+def _error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries: each status answers an :class:`ErrorBody`."""
+    from sitar.serve.models import ERROR_KINDS
 
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        kinds = ", ".join(f"`{k}`" for k, s in ERROR_KINDS.items() if s == status)
+        out[status] = {"model": ErrorBody, "description": f"Error ({kinds})"}
+    return out
+
+
+class _ClientSlots:
+    """Requests in flight per client address, at most ``limit`` each (429 beyond); per worker."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self._counts: dict[str, int] = {}
+
+    @contextlib.contextmanager
+    def hold(self, request: Request) -> Iterator[None]:
+        if self.limit is None:
+            yield
+            return
+        client = request.client.host if request.client else ""
+        n = self._counts.get(client, 0)
+        if n >= self.limit:
+            raise ApiError(
+                429,
+                "too_many_requests",
+                f"this client already has {n} requests in flight, the limit is {self.limit} "
+                "(--max-client-requests); wait for an answer before sending more",
+                {"Retry-After": "1"},
+            )
+        self._counts[client] = n + 1
+        try:
+            yield
+        finally:
+            left = self._counts[client] - 1
+            if left:
+                self._counts[client] = left
+            else:
+                del self._counts[client]
+
+
+def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
+    """The FastAPI app for ``config``. ``scorer_factory()`` (tests) replaces ``Scorer.load``."""
     state = _State(config, scorer_factory)
+    slots = _ClientSlots(config.max_client_requests)
 
     def error_response(e: ApiError) -> JSONResponse:
         state.metrics.errors.labels(kind=e.kind).inc()
@@ -287,7 +358,20 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
                 {"WWW-Authenticate": "Bearer"},
             )
 
-    async def read_json(request: Request) -> Any:
+    def require_json(request: Request) -> None:
+        # A browser sends text/plain or a form cross-origin without a CORS preflight; JSON it
+        # cannot send without one, so refusing every other type closes that door.
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type != "application/json":
+            raise ApiError(
+                415,
+                "unsupported_media_type",
+                f"Content-Type must be application/json, got {media_type or 'none'}",
+            )
+
+    async def read_json(request: Request) -> None:
+        """Read and parse the body within the limits; FastAPI then finds both cached on the
+        request (Starlette's ``Request.body()`` and ``Request.json()`` read ``_body``/``_json``)."""
         length = request.headers.get("content-length")
         limit = config.max_body_bytes
         if length is not None and length.isdigit() and int(length) > limit:
@@ -307,22 +391,13 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
         ):
             raise ApiError(400, "bad_request", too_deep)
         try:
-            return json.loads(data.decode("utf-8"))
+            parsed = json.loads(data.decode("utf-8"))
         except RecursionError as e:  # malformed and deep: json_too_deep leaves it to the parser
             raise ApiError(400, "bad_request", too_deep) from e
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ApiError(400, "bad_request", f"request body is not valid UTF-8 JSON: {e}") from e
-
-    def require_json(request: Request) -> None:
-        # A browser sends text/plain or a form cross-origin without a CORS preflight; JSON it
-        # cannot send without one, so refusing every other type closes that door.
-        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if media_type != "application/json":
-            raise ApiError(
-                415,
-                "unsupported_media_type",
-                f"Content-Type must be application/json, got {media_type or 'none'}",
-            )
+        request._body = data
+        request._json = parsed
 
     def require_ready() -> None:
         if not state.ready:
@@ -346,97 +421,53 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
             # From inside the scorer (e.g. a token longer than the model's max_length).
             raise ApiError(422, "invalid", str(e)) from e
 
-    async def score(request: Request) -> Response:
-        authorize(request)
-        require_json(request)
-        body = _check_fields(await read_json(request), _SCORE_FIELDS)
-        refs, hyps = check_pairs(
-            body["references"],
-            body["hypotheses"],
-            max_pairs=config.max_pairs_per_request,
-            max_chars=config.max_chars_per_text,
-        )
-        require_ready()
-        request.scope.setdefault("state", {})["n_pairs"] = len(refs)
-        result = await run_queued(state.batcher.score(refs, hyps, timeout=config.request_timeout_s))
-        state.metrics.queue_depth.set(state.batcher.depth)
-        return JSONResponse(_json_safe(result.to_dict()))
-
-    async def explain(request: Request) -> Response:
-        authorize(request)
-        require_json(request)
-        body = _check_fields(await read_json(request), _EXPLAIN_FIELDS)
-        for name in _EXPLAIN_FIELDS:
-            _invalid_as_422(validation.check_text, body[name], name)
-            _check_length(name, body[name], config.max_chars_per_text)
-        require_ready()
-        ref, hyp = body["reference"], body["hypothesis"]
-        request.scope.setdefault("state", {})["n_pairs"] = 1
-        explanation = await run_queued(
-            state.batcher.call(
-                lambda: state.scorer.explain(ref, hyp, batch_size=config.batch_size),
-                cost=pair_cost(ref, hyp),
-                timeout=config.request_timeout_s,
-            )
-        )
-        return JSONResponse(_json_safe(explanation.to_dict()))
-
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "pid": os.getpid()})
-
-    async def readyz(request: Request) -> Response:
-        if state.ready:
-            return JSONResponse(
-                {"status": "ready", "pid": os.getpid(), "signature": state.scorer.signature}
-            )
-        status = "failed" if state.load_error else "loading"
-        payload: dict[str, Any] = {"status": status, "pid": os.getpid()}
-        if state.load_error:
-            payload["error"] = state.load_error
-        return JSONResponse(payload, status_code=503, headers={"Retry-After": "1"})
-
-    async def metrics(request: Request) -> Response:
-        authorize(request)
-        state.metrics.queue_depth.set(state.batcher.depth)
-        body, content_type = state.metrics.render()
-        return Response(body, media_type=content_type)
-
-    async def api_error_handler(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
-        return error_response(exc)
-
-    def guarded(endpoint: Any) -> Any:
-        """``endpoint`` with every unexpected exception answered as JSON 500 ``internal``.
+    class SitarRoute(APIRoute):
+        """Runs before FastAPI's own handler: auth, the per-client limit, the body read within
+        the limits; and answers every unexpected exception as JSON 500 ``internal``.
 
         Starlette's catch-all ``Exception`` handler answers, then re-raises the error to the
         server, which logs a traceback and drops the keep-alive connection; an error caught here
         is an ordinary response and the connection stays usable."""
 
-        async def wrapper(request: Request) -> Response:
-            try:
-                response: Response = await endpoint(request)
-            except ApiError:
-                raise
-            except asyncio.CancelledError as exc:
-                # uvicorn cancels what is still running when --graceful-timeout expires (it never
-                # cancels a request for a client's disconnect): answer it, as JSON, not with
-                # uvicorn's text/plain 500 and a traceback.
-                raise ApiError(
-                    503,
-                    "shutting_down",
-                    "the server is shutting down and could not finish this request within its "
-                    "grace period; retry",
-                ) from exc
-            except Exception as exc:
-                logger.error(
-                    json.dumps({"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"})
-                )
-                raise ApiError(
-                    500, "internal", f"internal error while scoring: {type(exc).__name__}"
-                ) from exc
-            return response
+        def get_route_handler(self) -> Callable[[Request], Any]:
+            handler = super().get_route_handler()
+            protected = self.path.startswith("/v1/") or self.path == "/metrics"
+            limited = self.path.startswith("/v1/")
+            has_body = "POST" in (self.methods or ())
 
-        return wrapper
+            async def route_handler(request: Request) -> Response:
+                try:
+                    if protected:
+                        authorize(request)
+                    with slots.hold(request) if limited else contextlib.nullcontext():
+                        if has_body:
+                            require_json(request)
+                            await read_json(request)
+                        response: Response = await handler(request)
+                        return response
+                except (ApiError, StarletteHTTPException, RequestValidationError):
+                    raise
+                except asyncio.CancelledError as exc:
+                    # uvicorn cancels what is still running when --graceful-timeout expires (it
+                    # never cancels a request for a client's disconnect): answer it, as JSON, not
+                    # with uvicorn's text/plain 500 and a traceback.
+                    raise ApiError(
+                        503,
+                        "shutting_down",
+                        "the server is shutting down and could not finish this request within "
+                        "its grace period; retry",
+                    ) from exc
+                except Exception as exc:
+                    logger.error(
+                        json.dumps(
+                            {"event": "internal_error", "error": f"{type(exc).__name__}: {exc}"}
+                        )
+                    )
+                    raise ApiError(
+                        500, "internal", f"internal error while scoring: {type(exc).__name__}"
+                    ) from exc
+
+            return route_handler
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -452,147 +483,205 @@ def create_app(config: ServeConfig, *, scorer_factory: Any = None) -> Any:
             state.metrics.ready.set(0)
             logger.info(json.dumps({"event": "stopped", "pid": os.getpid()}))
 
-    middleware = []
+    from sitar._version import __version__
+
+    app = FastAPI(
+        title="SITAR scoring service",
+        version=__version__,
+        description=(
+            "Situational distortion scores for ASR transcripts (`sitar serve`). Every error is "
+            '`{"error": KIND, "message": TEXT}`; see docs/serving.md for the kinds and limits.'
+        ),
+        lifespan=lifespan,
+        redoc_url=None,
+    )
+    app.router.route_class = SitarRoute
+    common = _error_responses(400, 404, 405, 500)
+    body_errors = _error_responses(401, 413, 415, 422, 429, 503)
+
+    @app.post(
+        "/v1/score",
+        response_model=ScoreResponse,
+        responses={**common, **body_errors},
+        summary="Score pairs",
+    )
+    async def score(body: ScoreRequest, request: Request) -> Response:
+        """Score `references[i]` against `hypotheses[i]`: the result of `Scorer.score` on
+        exactly these pairs (concurrent requests share model calls; the scores do not depend on
+        it)."""
+        refs, hyps = body.references, body.hypotheses
+        check_limits(
+            refs,
+            hyps,
+            max_pairs=config.max_pairs_per_request,
+            max_chars=config.max_chars_per_text,
+        )
+        require_ready()
+        request.scope.setdefault("state", {})["n_pairs"] = len(refs)
+        result = await run_queued(state.batcher.score(refs, hyps, timeout=config.request_timeout_s))
+        state.metrics.queue_depth.set(state.batcher.depth)
+        return JSONResponse(_json_safe(result.to_dict()))
+
+    @app.post(
+        "/v1/explain",
+        response_model=ExplainResponse,
+        responses={**common, **body_errors},
+        summary="Explain one pair gap by gap",
+    )
+    async def explain(body: ExplainRequest, request: Request) -> Response:
+        """Per-gap severities and estimated tiers of one pair (`Scorer.explain`)."""
+        ref, hyp = body.reference, body.hypothesis
+        _check_length("reference", ref, config.max_chars_per_text)
+        _check_length("hypothesis", hyp, config.max_chars_per_text)
+        require_ready()
+        request.scope.setdefault("state", {})["n_pairs"] = 1
+        explanation = await run_queued(
+            state.batcher.call(
+                lambda: state.scorer.explain(ref, hyp, batch_size=config.batch_size),
+                cost=pair_cost(ref, hyp),
+                timeout=config.request_timeout_s,
+            )
+        )
+        return JSONResponse(_json_safe(explanation.to_dict()))
+
+    @app.get("/healthz", response_model=HealthResponse, responses=common, summary="Liveness")
+    async def healthz() -> Response:
+        """200 as soon as the process answers."""
+        return JSONResponse({"status": "ok", "pid": os.getpid()})
+
+    @app.get(
+        "/readyz",
+        response_model=ReadyResponse,
+        responses={**common, 503: {"model": ReadyResponse, "description": "Not ready yet"}},
+        summary="Readiness",
+    )
+    async def readyz() -> Response:
+        """200 once this worker's model is loaded and warm; 503 (`loading`/`failed`) before."""
+        if state.ready:
+            return JSONResponse(
+                {"status": "ready", "pid": os.getpid(), "signature": state.scorer.signature}
+            )
+        status = "failed" if state.load_error else "loading"
+        payload: dict[str, Any] = {"status": status, "pid": os.getpid()}
+        if state.load_error:
+            payload["error"] = state.load_error
+        return JSONResponse(payload, status_code=503, headers={"Retry-After": "1"})
+
+    @app.get(
+        "/metrics",
+        response_class=Response,
+        responses={
+            **common,
+            **_error_responses(401),
+            200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        },
+        summary="Prometheus metrics",
+    )
+    async def metrics() -> Response:
+        """Prometheus exposition text (summed over workers)."""
+        state.metrics.queue_depth.set(state.batcher.depth)
+        body, content_type = state.metrics.render()
+        return Response(body, media_type=content_type)
+
+    async def api_error_handler(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc)
+
+    async def http_error_handler(request: Request, exc: Exception) -> Response:
+        # The router's 404 and 405 (and any HTTPException FastAPI raises itself).
+        assert isinstance(exc, StarletteHTTPException)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 404:
+            paths = ", ".join(f"{m} {p}" for p, m in _public_routes(app))
+            error = ApiError(404, "not_found", f"no endpoint at {request.url.path}; try {paths}")
+        elif exc.status_code == 405:
+            allow = headers.get("Allow", "")
+            error = ApiError(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not allowed on {request.url.path}; allowed: {allow}",
+                headers,
+            )
+        else:
+            kind = {400: "bad_request", 401: "unauthorized", 413: "too_large"}.get(
+                exc.status_code, "bad_request" if exc.status_code < 500 else "internal"
+            )
+            error = ApiError(exc.status_code, kind, str(exc.detail), headers)
+        return error_response(error)
+
+    async def validation_error_handler(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(ApiError(422, "invalid", validation_message(exc)))
+
+    async def last_resort_handler(request: Request, exc: Exception) -> Response:
+        # An exception outside a route (a middleware): JSON still, though Starlette re-raises it.
+        return error_response(ApiError(500, "internal", f"internal error: {type(exc).__name__}"))
+
+    app.add_exception_handler(ApiError, api_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(Exception, last_resort_handler)
     if config.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
-        middleware.append(
-            Middleware(
-                CORSMiddleware,
-                allow_origins=list(config.cors_origins),
-                allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type"],
-            )
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
         )
-    app = Starlette(
-        routes=[
-            Route("/v1/score", guarded(score), methods=["POST"]),
-            Route("/v1/explain", guarded(explain), methods=["POST"]),
-            Route("/healthz", guarded(healthz), methods=["GET"]),
-            Route("/readyz", guarded(readyz), methods=["GET"]),
-            Route("/metrics", guarded(metrics), methods=["GET"]),
-        ],
-        middleware=middleware,
-        exception_handlers={ApiError: api_error_handler},
-        lifespan=lifespan,
-    )
+    app.openapi = _openapi_with_auth(app, bearer=state.api_key is not None)  # type: ignore[method-assign]
     app.state.sitar = state
     allowed = config.effective_allowed_hosts
-    outer = app if allowed is None else _HostCheck(app, allowed, error_response)
-    return _AccessLog(outer, state)
+    outer = (
+        app if allowed is None else HostCheck(app, allowed, lambda *a: error_response(ApiError(*a)))
+    )
+    wrapped = AccessLog(outer, state, _ENDPOINTS)
+    wrapped.fastapi = app
+    return wrapped
 
 
-def host_name(header: str) -> str:
-    """The name of a ``Host`` header value, lower case, without port, brackets or final dot."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        name = value[1:].partition("]")[0]
-    elif value.count(":") == 1:
-        name = value.partition(":")[0]
-    else:
-        name = value  # a name, or a bare IPv6 address
-    return name.rstrip(".")
+def openapi_schema(config: ServeConfig | None = None) -> dict[str, Any]:
+    """The OpenAPI 3 schema the service answers at ``/openapi.json`` for ``config`` (default
+    settings when None), without starting a server or loading a model: for client generators."""
+    app: Any = create_app(config or ServeConfig())
+    schema: dict[str, Any] = app.fastapi.openapi()
+    return schema
 
 
-class _HostCheck:
-    """ASGI middleware: requests whose ``Host`` is not an allowed name get JSON 400
-    ``invalid_host`` (DNS rebinding: a page on evil.example whose name now resolves to
-    127.0.0.1 still sends ``Host: evil.example``)."""
-
-    def __init__(self, app: Any, allowed: Sequence[str], error_response: Any) -> None:
-        self.app = app
-        self.allowed = frozenset(allowed)
-        self.error_response = error_response
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            raw = dict(scope.get("headers") or []).get(b"host", b"")
-            name = host_name(raw.decode("latin-1"))
-            if name not in self.allowed:
-                response = self.error_response(
-                    ApiError(
-                        400,
-                        "invalid_host",
-                        f"Host {name or '(none)'!r} is not served here; allowed: "
-                        f"{', '.join(sorted(self.allowed))} (--allowed-hosts)",
-                    )
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+def _public_routes(app: Any) -> list[tuple[str, str]]:
+    """``(path, method)`` of the scoring and probe endpoints, for the 404 message."""
+    return [
+        (r.path, sorted(r.methods or {"GET"})[0])
+        for r in app.routes
+        if isinstance(r, APIRoute) and r.path in _ENDPOINTS
+    ]
 
 
-class _AccessLog:
-    """ASGI middleware: one JSON access-log line per request, request metrics, X-Request-ID.
+def _openapi_with_auth(app: Any, *, bearer: bool) -> Callable[[], dict[str, Any]]:
+    """``app.openapi`` that also states the bearer auth of ``/v1/*`` and ``/metrics`` when a
+    key is configured (auth runs in the route class, not as a FastAPI dependency)."""
 
-    Logged: time, request id, client address, method, path, status, duration, pairs. Never
-    headers or bodies (so never the bearer token or the texts).
-    """
-
-    def __init__(self, app: Any, state: _State) -> None:
-        self.app = app
-        self.state = state
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        t0 = time.perf_counter()
-        request_id = uuid.uuid4().hex[:16]
-        status = 500
-        scope.setdefault("state", {})
-
-        async def send_wrapper(message: Any) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message.setdefault("headers", [])
-                message["headers"] = [
-                    *message["headers"],
-                    (b"x-request-id", request_id.encode("ascii")),
-                ]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_wrapper)
-        finally:
-            seconds = time.perf_counter() - t0
-            path = scope.get("path", "")
-            endpoint = path if path in _ENDPOINTS else "other"
-            m = self.state.metrics
-            m.requests.labels(endpoint=endpoint, status=str(status)).inc()
-            m.latency.labels(endpoint=endpoint).observe(seconds)
-            if self.state.config.access_log and access_logger.isEnabledFor(logging.INFO):
-                client = scope.get("client")
-                record = {
-                    "ts": round(time.time(), 3),
-                    "request_id": request_id,
-                    "client": f"{client[0]}:{client[1]}" if client else None,
-                    "method": scope.get("method"),
-                    "path": path,
-                    "status": status,
-                    "ms": round(seconds * 1000.0, 2),
-                    "pairs": scope["state"].get("n_pairs"),
-                    "pid": os.getpid(),
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            if bearer:
+                schema.setdefault("components", {})["securitySchemes"] = {
+                    "bearerAuth": {"type": "http", "scheme": "bearer"}
                 }
-                access_logger.info(json.dumps(record))
+                for path, item in schema.get("paths", {}).items():
+                    if path.startswith("/v1/") or path == "/metrics":
+                        for operation in item.values():
+                            operation["security"] = [{"bearerAuth": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
 
-    @property
-    def sitar_state(self) -> _State:
-        return self.state
-
-
-def configure_logging(level: str = "info") -> None:
-    """JSON lines on stderr for the ``sitar.serve`` loggers (called by the serve command and by
-    each worker process; never at import)."""
-    log = logging.getLogger("sitar.serve")
-    if not any(getattr(h, "_sitar_serve", False) for h in log.handlers):
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        handler._sitar_serve = True  # type: ignore[attr-defined]
-        log.addHandler(handler)
-    log.setLevel(level.upper())
-    log.propagate = False
+    return openapi
 
 
 def app_from_env() -> Any:

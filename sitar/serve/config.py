@@ -49,6 +49,9 @@ class ServeConfig:
     max_pairs_per_request: int = 256
     max_chars_per_text: int = 4096
     request_timeout_s: float = 30.0
+    #: Requests one client address may have in flight on a worker (``--max-client-requests``;
+    #: more: 429). None: no limit.
+    max_client_requests: int | None = None
     # security: where the bearer token comes from (never the token itself)
     api_key_file: str | None = None
     api_key_env: bool = False
@@ -67,6 +70,13 @@ class ServeConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
+        limit = self.max_client_requests
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise InputError(
+                f"max_client_requests must be a positive integer or None, got {limit!r}"
+            )
         for name in ("request_timeout_s", "graceful_timeout_s", "header_timeout_s"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not value > 0:

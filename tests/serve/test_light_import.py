@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("starlette", "fastapi", "uvicorn", "prometheus_client", "ray", "pyarrow")
+HEAVY = ("starlette", "fastapi", "pydantic", "uvicorn", "prometheus_client", "ray", "pyarrow")
 
 
 def test_serve_and_ray_frameworks_load_lazily():

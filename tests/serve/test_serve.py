@@ -207,6 +207,25 @@ def test_bad_input_statuses(server):
     assert post(server, "/v1/score", {"references": ["a"], "hypotheses": ["b"]}).status_code == 200
 
 
+def test_unknown_path_wrong_method_and_schema_on_a_real_server(server):
+    """`curl localhost:8000/nope` is a JSON 404 (no key needed to be told so); a wrong method is
+    a JSON 405 with Allow; /openapi.json is valid OpenAPI 3 and /docs an HTML page."""
+    from openapi_spec_validator import validate
+
+    # (not "/nope": the access-log test below looks for the token "nope" in the log)
+    r = server.client.get("/no-such-endpoint")
+    assert r.status_code == 404 and r.headers["content-type"] == "application/json"
+    assert r.json()["error"] == "not_found"
+    r = server.client.get("/v1/score", headers=AUTH)
+    assert (r.status_code, r.json()["error"], r.headers["allow"]) == (
+        405,
+        "method_not_allowed",
+        "POST",
+    )
+    validate(server.client.get("/openapi.json").json())
+    assert server.client.get("/docs").headers["content-type"].startswith("text/html")
+
+
 def test_metrics(server):
     post(server, "/v1/score", {"references": ["a", "b"], "hypotheses": ["c", "b"]})
     post(server, "/v1/score", {"references": "a", "hypotheses": "b"})
