@@ -15,6 +15,11 @@ Rewritten page links are absolute (``/cli.md#anchor``) and MkDocs checks them ag
 hold fails the strict build. A relative link whose target is not in the repository is logged as a
 warning, which fails the strict build too.
 
+Fenced blocks marked for the README example runner (```` ```bash no-run ````, see
+``tests/packaging/readme_examples.py``) keep only their language on the site: Python-Markdown's
+fences take one word after the backticks, and the marker would otherwise turn the block into a
+paragraph and upset the pairing of every later fence on the page (:func:`site_fences`).
+
 It also makes one page per data card (``data_cards/*.md``, generated under ``data-cards/``) and puts
 them in the nav where it lists the glob ``data_cards/*.md``, so a new card is published without
 editing the site.
@@ -186,13 +191,26 @@ class SiteMap:
 
 SITE: SiteMap | None = None
 
+#: A fence opener with the runner's marker: ```` ```bash no-run ````.
+_MARKED_FENCE = re.compile(r"^(\s*(?:`{3,}|~{3,})[\w+-]+)\s+no-run\s*$")
+
+
+def site_fences(lines: list[str]) -> list[str]:
+    """``lines`` with the runner's ``no-run`` marker dropped from fence openers."""
+    return [_MARKED_FENCE.sub(r"\1", line) for line in lines]
+
+
+def on_page_markdown(markdown: str, **kwargs: Any) -> str:
+    """The page's own fences without the runner's marker (included files: the snippets step)."""
+    return "\n".join(site_fences(markdown.split("\n")))
+
 
 class _RepoSnippetPreprocessor(SnippetPreprocessor):
     def process_snippet_lines(self, lines: list[str], target: dict[str, Any]) -> list[str]:
         if SITE is None or target.get("is_url"):
-            return lines
+            return site_fences(lines)
         source = Path(target["snippet"]).resolve().relative_to(ROOT).as_posix()
-        return SITE.rewrite(lines, source)
+        return site_fences(SITE.rewrite(lines, source))
 
 
 class RepoSnippetExtension(SnippetExtension):

@@ -71,11 +71,13 @@ def main() -> int:
     tmp.mkdir(parents=True, exist_ok=True)
     py = sys.executable
     runs = {
-        "evaluate_checkpoint": [py, "-m", "training.evaluate_checkpoint", "--checkpoint",
-                                args.checkpoint, "--records",
-                                str(args.records_dir / "asr_test.jsonl"),
-                                str(args.records_dir / "asr_validation.jsonl"),
-                                "-o", str(tmp / "evaluate_checkpoint.json")],
+        "recognizer_test": [py, "-m", "training.evaluate_checkpoint", "--checkpoint",
+                            args.checkpoint, "--records", str(args.records_dir / "asr_test.jsonl"),
+                            "--by-selection", "-o", str(tmp / "recognizer_test.json")],
+        "recognizer_validation": [py, "-m", "training.evaluate_checkpoint", "--checkpoint",
+                                  args.checkpoint, "--no-devset", "--records",
+                                  str(args.records_dir / "asr_validation.jsonl"),
+                                  "-o", str(tmp / "recognizer_validation.json")],
         "challenge": [py, "-m", "annotation.challenge.evaluate", "--checkpoint", args.checkpoint,
                       "--json", str(tmp / "challenge.json")],
         "scope_challenge": [py, "-m", "annotation.challenge.evaluate", "--checkpoint",

@@ -361,8 +361,22 @@ def test_mkdocs_build_strict(tmp_path):
         assert (site / "data-cards" / card.stem / "index.html").is_file(), card
     html = "\n".join(p.read_text(encoding="utf-8") for p in site.rglob("*.html"))
     assert "fonts.googleapis.com" not in html and "fonts.gstatic.com" not in html
+    # every fence is a code block: none leaks as text (```bash no-run``` once did, and shifted
+    # the pairing of every later fence on its page)
+    assert "<p>```" not in html
     # included text keeps working links: README's spec links point at the spec page
     assert 'href="../spec/#5-score-from-tiers"' in (site / "cli" / "index.html").read_text("utf-8")
+
+
+def test_site_fences_drop_the_runner_marker():
+    lines = ["```bash no-run", "sitar score [--x]", "```", "  ~~~text no-run  ", "```python"]
+    assert hooks().site_fences(lines) == [
+        "```bash",
+        "sitar score [--x]",
+        "```",
+        "  ~~~text",
+        "```python",
+    ]
 
 
 def test_mkdocs_build_strict_fails_on_a_broken_anchor(tmp_path):
