@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from sitar._version import __version__
@@ -216,6 +217,13 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
             raise _bad(
                 where, f"'scoring.head' must be one of {_HEAD_NAMES}, got {scoring['head']!r}"
             )
+        if "swer" in scoring:
+            from sitar.swer import checkpoint_swer_params
+
+            try:
+                checkpoint_swer_params(SimpleNamespace(extra={"scoring": dict(scoring)}))
+            except InputError as e:
+                raise _bad(where, f"'scoring.swer': {e}") from e
         if "normalize" in scoring and scoring["normalize"] not in ("none", "sitar"):
             raise _bad(
                 where,

@@ -378,7 +378,12 @@ def build_report(
 
         from sitar.swer import explanation_swer, pair_value
 
-        parts = {k: [explanation_swer(e) for e in per_system[k]] for k in names}
+        params = getattr(source, "swer_params", None)  # the scorer's, for its checkpoint
+        parts = {
+            k: [explanation_swer(e, params) if params else explanation_swer(e) for e in v]
+            for k, v in per_system.items()
+            if k in names
+        }
         swer_parts = {
             k: (np.array([p[0] for p in v]), np.array([p[1] for p in v])) for k, v in parts.items()
         }

@@ -53,7 +53,7 @@ from sitar.checkpoint import CheckpointConfig
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.options import HEADS, ScorerOptions, default_normalization
 from sitar.result import AGGREGATION, ScoreResult, system_score
-from sitar.swer import SWER_DEFAULT, pair_length, pair_swer
+from sitar.swer import checkpoint_swer_params, pair_length, pair_swer
 from sitar.targets import normalize_score
 from sitar.validation import check_pairs
 from sitar.windows import Spans, Windower, marked_item, norms, window_item
@@ -173,6 +173,8 @@ class Scorer:
         #: ``sitar`` or ``none`` (:data:`sitar.options.NORMALIZATIONS`); None means the form the
         #: checkpoint was trained on (:func:`default_normalization`).
         self.normalize = normalize if normalize is not None else default_normalization(config)
+        #: ``swer``'s T1 weight and extent for this checkpoint (:mod:`sitar.swer`).
+        self.swer_params = checkpoint_swer_params(config)
         self._signature: str | None = None
 
     # Values are checked by ScorerOptions; what is left needs the checkpoint (has it a gap head?).
@@ -430,7 +432,7 @@ class Scorer:
             swer = {
                 "swer_numerators": tuple(p[0] for p in parts if p is not None),
                 "swer_lengths": tuple(p[1] for p in parts if p is not None),
-                "swer_version": SWER_DEFAULT.version,
+                "swer_version": self.swer_params.version,
             }
         return ScoreResult(
             scores=scores,
@@ -624,7 +626,7 @@ class Scorer:
         rho = self.config.rho
         for i in range(n):
             if identical[i]:
-                length = pair_length(norms(refs[i]), SWER_DEFAULT.extent)
+                length = pair_length(norms(refs[i]), self.swer_params.extent)
                 results.append(PairAnalysis(0.0, True, False, 0, None, (), (0.0, length)))
                 continue
             for k, gap in enumerate(segs[i].gaps):
@@ -643,7 +645,7 @@ class Scorer:
                         window_gaps = [gaps[k] for k in window.gap_ids]
                         u = max(u, tie_fraction(window_gaps, pair_raw=out.score, rho=rho))
             raw = aggregate(gaps, u=u, rho=rho)[0]
-            swer = pair_swer(segs[i], [g.tier for g in gaps], SWER_DEFAULT)
+            swer = pair_swer(segs[i], [g.tier for g in gaps], self.swer_params)
             results.append(PairAnalysis(raw, False, windowed[i], n_windows[i], segs[i], gaps, swer))
         return tuple(results)
 

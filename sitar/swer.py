@@ -45,6 +45,7 @@ from sitar.errors import InputError
 __all__ = [
     "EXTENTS",
     "SWER_DEFAULT",
+    "checkpoint_swer_params",
     "SwerParams",
     "corpus_swer",
     "explanation_swer",
@@ -91,8 +92,29 @@ class SwerParams:
         raise InputError(f"a tier must be 0, 1 or 2, got {tier!r}")
 
 
-#: The parameters the scorer reports ``swer`` with (chosen in experiments/swer-params/).
+#: The parameters the scorer reports ``swer`` with for a checkpoint that names none (chosen for
+#: ``sitar-minilm-gap-v5`` in experiments/swer-params/).
 SWER_DEFAULT = SwerParams(t1_weight=0.6, extent="words")
+
+
+def checkpoint_swer_params(config: Any) -> SwerParams:
+    """The ``swer`` parameters of a checkpoint: its config's ``scoring.swer``
+    (``{"t1_weight": w, "extent": e}``, chosen for that checkpoint on the validation A/B set and
+    written at export) or, when it names none, :data:`SWER_DEFAULT`. Invalid values raise
+    :class:`~sitar.errors.InputError` (the checkpoint loader turns it into a CheckpointError)."""
+    extra = getattr(config, "extra", None)
+    scoring = extra.get("scoring") if isinstance(extra, dict) else None
+    section = scoring.get("swer") if isinstance(scoring, dict) else None
+    if section is None:
+        return SWER_DEFAULT
+    if not isinstance(section, dict) or set(section) - {"t1_weight", "extent"}:
+        raise InputError(
+            f"scoring.swer must be an object with t1_weight and extent, got {section!r}"
+        )
+    return SwerParams(
+        t1_weight=section.get("t1_weight", SWER_DEFAULT.t1_weight),
+        extent=section.get("extent", SWER_DEFAULT.extent),
+    )
 
 
 def gap_extent(ref_norms: Sequence[str], hyp_norms: Sequence[str], extent: str) -> float:

@@ -42,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", default=str(ROOT / "annotation/ab/sitar_ab_val_v1.jsonl"))
     ap.add_argument("--checkpoint", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--write",
+        action="store_true",
+        help="record the choice in the checkpoint (scoring.swer of sitar_config.json) and re-sign it",
+    )
     args = ap.parse_args(argv)
     items = [json.loads(x) for x in Path(args.set).read_text(encoding="utf-8").splitlines() if x]
     scorer = Scorer.load(args.checkpoint) if args.checkpoint else Scorer.load()
@@ -93,7 +98,24 @@ def main(argv: list[str] | None = None) -> int:
             "chosen": {"t1_weight": best["t1_weight"], "extent": best["extent"]},
         }
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    if args.write:
+        _record(args.checkpoint, {"t1_weight": best["t1_weight"], "extent": best["extent"]})
     return 0
+
+
+def _record(checkpoint: str | None, chosen: dict) -> None:
+    """Write ``chosen`` as the checkpoint's ``scoring.swer`` (what :class:`sitar.Scorer` reports
+    ``swer`` with for it) and sign the checkpoint again (its digests cover the config)."""
+    from sitar.checkpoint import CONFIG_FILE, write_integrity
+
+    if checkpoint is None:
+        raise SystemExit("--write needs --checkpoint (the packaged checkpoint is not rewritten)")
+    path = Path(checkpoint) / CONFIG_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.setdefault("scoring", {})["swer"] = chosen
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_integrity(checkpoint)
+    print(f"recorded scoring.swer {chosen} in {path} and signed it again")
 
 
 if __name__ == "__main__":

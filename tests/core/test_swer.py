@@ -122,3 +122,16 @@ def test_score_and_compare_print_swer(tmp_path, capsys) -> None:
     assert "swer" in header
     row_b = next(line for line in table.splitlines() if line.startswith("B "))
     assert "0.000  [0.000, 0.000]" in row_b  # identical transcripts: no damage
+
+
+def test_a_checkpoint_names_its_own_swer_parameters() -> None:
+    from types import SimpleNamespace
+
+    from sitar.swer import SWER_DEFAULT, SwerParams, checkpoint_swer_params
+
+    assert checkpoint_swer_params(SimpleNamespace(extra={})) == SWER_DEFAULT
+    own = SimpleNamespace(extra={"scoring": {"swer": {"t1_weight": 0.6, "extent": "chars"}}})
+    assert checkpoint_swer_params(own) == SwerParams(0.6, "chars")
+    for bad in ({"t1_weight": 2}, {"extent": "syllables"}, {"weight": 0.5}, "chars"):
+        with pytest.raises(InputError):
+            checkpoint_swer_params(SimpleNamespace(extra={"scoring": {"swer": bad}}))
