@@ -45,8 +45,8 @@ from sitar.errors import InputError
 __all__ = [
     "EXTENTS",
     "SWER_DEFAULT",
-    "checkpoint_swer_params",
     "SwerParams",
+    "checkpoint_swer_params",
     "corpus_swer",
     "explanation_swer",
     "gap_extent",
