@@ -41,9 +41,7 @@ def paper_example(scorer: object) -> dict[str, int]:
     out = {}
     for form, (refs, hs) in forms.items():
         s = scorer.score(references=refs, hypotheses=hs).scores  # type: ignore[attr-defined]
-        out[form] = sum(
-            1 for i, j in itertools.combinations(range(11), 2) if s[i] < s[j]
-        )
+        out[form] = sum(1 for i, j in itertools.combinations(range(11), 2) if s[i] < s[j])
     return out
 
 
