@@ -29,7 +29,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from sitar._version import __version__
@@ -95,6 +94,9 @@ MAX_TOKEN_ID = 2**31 - 1
 MAX_OPSET = 1000
 _NAME = re.compile(r"[^\W_][\w.+-]*")
 _HEAD_NAMES = ("gaps", "pair")
+#: Input forms (``scoring.normalize`` of a checkpoint; ``--normalize``): ``sitar`` (both sides
+#: through :mod:`sitar.normalize`) or ``none`` (text as written).
+NORMALIZATIONS = ("sitar", "none")
 
 _REQUIRED_KEYS = ("schema", "name", "backbone", "max_length", "onnx", "tokenizer")
 _REQUIRED_ONNX_KEYS = ("files", "inputs", "outputs")
@@ -218,13 +220,13 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
                 where, f"'scoring.head' must be one of {_HEAD_NAMES}, got {scoring['head']!r}"
             )
         if "swer" in scoring:
-            from sitar.swer import checkpoint_swer_params
+            from sitar.swer import swer_params_from_section
 
             try:
-                checkpoint_swer_params(SimpleNamespace(extra={"scoring": dict(scoring)}))
+                swer_params_from_section(scoring["swer"])
             except InputError as e:
                 raise _bad(where, f"'scoring.swer': {e}") from e
-        if "normalize" in scoring and scoring["normalize"] not in ("none", "sitar"):
+        if "normalize" in scoring and scoring["normalize"] not in NORMALIZATIONS:
             raise _bad(
                 where,
                 f"'scoring.normalize' must be 'none' or 'sitar', got {scoring['normalize']!r}",

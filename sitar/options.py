@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitar.checkpoint import ONNX_VARIANTS
+from sitar.checkpoint import NORMALIZATIONS, ONNX_VARIANTS
 from sitar.errors import InputError
 from sitar.gapscore import DECODE_RULES, TIE_BREAK_VERSIONS
 
@@ -48,9 +48,9 @@ __all__ = [
 BACKENDS = ("onnx", "torch")
 #: Scoring heads: ``gaps`` (SPEC §7b, per-gap positions + SPEC §5) and ``pair`` (SPEC §7).
 HEADS = ("gaps", "pair")
-#: Input normalisation: ``sitar`` (:mod:`sitar.normalize`: both sides in one canonical form before
-#: CGD and the model) or ``none`` (the text as given, SPEC §1 tokens only).
-NORMALIZATIONS = ("sitar", "none")
+# Input normalisation, NORMALIZATIONS (declared in sitar.checkpoint, whose configs name it):
+# ``sitar`` (sitar.normalize: both sides in one canonical form before CGD and the model) or
+# ``none`` (the text as given, SPEC §1 tokens only).
 
 
 @dataclass(frozen=True)
@@ -154,8 +154,6 @@ def default_normalization(config: Any) -> str:
     extra = getattr(config, "extra", None) or {}
     scoring = extra.get("scoring") if isinstance(extra, dict) else None
     value = scoring.get("normalize") if isinstance(scoring, dict) else None
-    if value is None:
-        value = getattr(config, "normalize", None)
     return "sitar" if value == "sitar" else "none"
 
 

@@ -376,14 +376,10 @@ def build_report(
     if explained and all(e.method == "gaps" for e in explained):
         import numpy as np
 
-        from sitar.swer import explanation_swer, pair_value
+        from sitar.swer import SWER_DEFAULT, explanation_swer, pair_value
 
-        params = getattr(source, "swer_params", None)  # the scorer's, for its checkpoint
-        parts = {
-            k: [explanation_swer(e, params) if params else explanation_swer(e) for e in v]
-            for k, v in per_system.items()
-            if k in names
-        }
+        params = getattr(source, "swer_params", SWER_DEFAULT)  # the scorer's, for its checkpoint
+        parts = {k: [explanation_swer(e, params) for e in per_system[k]] for k in names}
         swer_parts = {
             k: (np.array([p[0] for p in v]), np.array([p[1] for p in v])) for k, v in parts.items()
         }

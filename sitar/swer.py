@@ -53,6 +53,7 @@ __all__ = [
     "pair_length",
     "pair_swer",
     "pair_value",
+    "swer_params_from_section",
     "swer_parts",
 ]
 
@@ -104,7 +105,12 @@ def checkpoint_swer_params(config: Any) -> SwerParams:
     :class:`~sitar.errors.InputError` (the checkpoint loader turns it into a CheckpointError)."""
     extra = getattr(config, "extra", None)
     scoring = extra.get("scoring") if isinstance(extra, dict) else None
-    section = scoring.get("swer") if isinstance(scoring, dict) else None
+    return swer_params_from_section(scoring.get("swer") if isinstance(scoring, dict) else None)
+
+
+def swer_params_from_section(section: Any) -> SwerParams:
+    """:class:`SwerParams` of a ``scoring.swer`` section (None: :data:`SWER_DEFAULT`); an invalid
+    section raises :class:`~sitar.errors.InputError`."""
     if section is None:
         return SWER_DEFAULT
     if not isinstance(section, dict) or set(section) - {"t1_weight", "extent"}:

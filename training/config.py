@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from sitar.checkpoint import NORMALIZATIONS
 from sitar.errors import InputError
 from sitar.targets import DEFAULT_RHO
 
@@ -200,7 +201,7 @@ class TrainConfig:
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
             raise bad("teacher_weight", "a number in [0, 1]")
         object.__setattr__(self, "teacher_weight", float(w))
-        if self.normalize not in ("none", "sitar"):
+        if self.normalize not in NORMALIZATIONS:
             raise bad("normalize", "'none' or 'sitar'")
         if self.teacher and not self.gap_head:
             raise InputError("config teacher: teacher targets are for the gap head (gap_head)")

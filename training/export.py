@@ -155,17 +155,14 @@ def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:
     """The checkpoint's ``scoring`` section: its default head and, for a run trained on
     normalised text, ``normalize: sitar`` (what :func:`sitar.options.default_normalization`
     reads)."""
-    if head is None:
-        return (
-            {"scoring": {"normalize": "sitar"}}
-            if getattr(config, "normalize", "none") == "sitar"
-            else {}
-        )
-    if head not in ("gaps", "pair"):
-        raise InputError(f"head must be 'gaps' or 'pair', got {head!r}")
-    if head == "gaps" and not config.gap_head:
-        raise InputError("head 'gaps' needs a run trained with gap_head: true")
-    scoring: dict[str, Any] = {"head": head} if config.gap_head else {}
+    scoring: dict[str, Any] = {}
+    if head is not None:
+        if head not in ("gaps", "pair"):
+            raise InputError(f"head must be 'gaps' or 'pair', got {head!r}")
+        if head == "gaps" and not config.gap_head:
+            raise InputError("head 'gaps' needs a run trained with gap_head: true")
+        if config.gap_head:
+            scoring["head"] = head
     if getattr(config, "normalize", "none") == "sitar":
         scoring["normalize"] = "sitar"
     return {"scoring": scoring} if scoring else {}

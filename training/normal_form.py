@@ -37,6 +37,7 @@ the seed and the versions.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -193,13 +194,7 @@ def _convert(
         provenance = dict(variant.provenance)
         provenance.update({"mixed_form": side, "parent": record.id})
         stats["mixed_out"] += 1
-        yield Record(
-            **{
-                **{f: getattr(variant, f) for f in variant.__dataclass_fields__},
-                "id": f"{record.id}#mixed-{side}",
-                "provenance": provenance,
-            }
-        )
+        yield dataclasses.replace(variant, id=f"{record.id}#mixed-{side}", provenance=provenance)
 
 
 def _parser() -> ArgumentParser:
