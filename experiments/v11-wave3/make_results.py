@@ -14,6 +14,7 @@ against v5 measured in the same session).
 from __future__ import annotations
 
 import argparse
+import importlib.metadata as md
 import json
 import operator
 from pathlib import Path
@@ -176,6 +177,14 @@ def main() -> int:
         load(args.eval), load(args.severity), load(args.v5_eval), load(args.v5_severity)
     )
     meta = load(args.selection)
+    c, cs, v = load(args.eval), load(args.severity), load(args.v5_eval)
+    signatures = {
+        "candidate": c["signature"],
+        "candidate_severity": cs["signature"],
+        "v5": v["signature"],
+        "normalizer": c["signature"].rpartition("|norm:")[2] or None,
+        "versions": {name: md.version(name) for name in ("sitar", "onnxruntime", "torch")},
+    }
     doc = {
         "schema": "sitar.experiment/1",
         "id": args.id,
@@ -190,6 +199,7 @@ def main() -> int:
         "results": res,
         "gates": gates,
         "unknown": meta.get("unknown", []),
+        "signatures": signatures,
     }  # fmt: skip
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     ops = {">=": operator.ge, "<=": operator.le}
