@@ -33,6 +33,15 @@ Run::
 Each input file ``NAME.jsonl`` becomes ``DIR/NAME.jsonl``; ``DIR/normal_form.json`` holds the
 counts (records in, out, left out and why, gaps vanished by tier, variants), the normaliser id,
 the seed and the versions.
+
+**Teacher targets read in the written form** (``--teacher FILE``, a ``python -m training.teacher``
+file on the input records as written): a teacher that reads the cased, punctuated pair can teach a
+student that reads its normal form. Each output record (variants included) whose source record
+has teacher targets gets them carried to its new gaps, threshold by threshold the highest
+probability of the labelled gaps the new gap overlaps (:func:`carry_teacher`, the counterpart of
+the highest step [C]), in ``DIR/teacher.jsonl``, ready for a config's ``teacher:``; the teacher
+file's hash and signature go into ``normal_form.json``. Records without gaps in normal form need
+no targets; records the teacher left out (too long) keep their labels alone (counted).
 """
 
 from __future__ import annotations
@@ -42,14 +51,23 @@ import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sitar._main import ArgumentParser, tool_main
-from sitar.records import Record, read_records, write_records
+from sitar.errors import InputError
+from sitar.integrity import sha256_file
+from sitar.records import Record, read_records, write_lines_atomic, write_records
+from training.data import TEACHER_SCHEMA, read_teacher
 
-__all__ = ["MIXED_SIDES", "main", "normal_form_record", "recognizer_form_keep_offsets"]
+__all__ = [
+    "MIXED_SIDES",
+    "carry_teacher",
+    "main",
+    "normal_form_record",
+    "recognizer_form_keep_offsets",
+]
 
 #: The sides a mixed-form variant puts in recognizer form.
 MIXED_SIDES = ("ref", "hyp")
@@ -106,6 +124,33 @@ def normal_form_record(
     offsets: :func:`recognizer_form_keep_offsets`); the labelled spans are read against them.
     Returns ``(record or None, reason, vanished)`` where ``vanished`` counts, by tier, the
     labelled gaps that only differed in written form."""
+    out, reason, vanished, _ = _normal_form(record, reference=reference, hypothesis=hypothesis)
+    return out, reason, vanished
+
+
+def carry_teacher(
+    sources: Sequence[Sequence[int]], probs: Sequence[Sequence[float]]
+) -> list[list[float]]:
+    """Teacher targets for the gaps of a record's normal form: new gap ``i`` takes, threshold by
+    threshold, the highest probability of the labelled gaps ``sources[i]`` it overlaps (the
+    counterpart of taking their highest step [C]). ``probs``: the teacher's per-gap threshold
+    probabilities on the record as written (``python -m training.teacher``)."""
+    width = {len(p) for p in probs}
+    if len(width) > 1:
+        raise ValueError("every gap needs the same number of threshold probabilities")
+    out: list[list[float]] = []
+    for hits in sources:
+        if not hits or any(not 0 <= k < len(probs) for k in hits):
+            raise ValueError(f"gap sources {list(hits)} do not index {len(probs)} teacher gaps")
+        out.append([max(probs[k][j] for k in hits) for j in range(len(probs[hits[0]]))])
+    return out
+
+
+def _normal_form(
+    record: Record, *, reference: str | None = None, hypothesis: str | None = None
+) -> tuple[Record | None, str, Counter[int], list[list[int]]]:
+    """:func:`normal_form_record`, also returning for each new gap the indices of the labelled
+    gaps it overlaps (what its step, and any teacher target, are carried from)."""
     from sitar import segment
     from sitar.normalize import normalize_pair, normalizer_id
     from sitar.targets import score_from_tiers
@@ -122,6 +167,7 @@ def normal_form_record(
     ]
     used: set[int] = set()
     steps: list[int] = []
+    sources: list[list[int]] = []
     for gap in seg.gaps:
         rs = pair.reference.original_span(*gap.ref_tokens)
         hs = pair.hypothesis.original_span(*gap.hyp_tokens)
@@ -137,8 +183,9 @@ def normal_form_record(
             )
         ]
         if not hits:
-            return None, "new gap without a labelled gap", Counter()
+            return None, "new gap without a labelled gap", Counter(), []
         used.update(hits)
+        sources.append(hits)
         steps.append(max(old[k][2] for k in hits))
     vanished = Counter((old[k][2] + 1) // 3 for k in range(len(old)) if k not in used)
     tiers = [(s + 1) // 3 for s in steps]
@@ -159,21 +206,47 @@ def normal_form_record(
         provenance=provenance,
         signature=record.signature,
     )
-    return out, "", vanished
+    return out, "", vanished, sources
 
 
 def _convert(
-    records: Iterable[Record], *, mixed_share: float, rng: random.Random, stats: Counter[str]
+    records: Iterable[Record],
+    *,
+    mixed_share: float,
+    rng: random.Random,
+    stats: Counter[str],
+    teacher: Mapping[str, Sequence[Sequence[float]]] | None = None,
+    carried: dict[str, list[list[float]]] | None = None,
 ) -> Iterator[Record]:
+    """Records in normal form (and mixed-form variants). With ``teacher`` (record id -> the
+    teacher's probabilities on the record as written), each output record with gaps whose source
+    has teacher targets gets them carried (:func:`carry_teacher`) into ``carried``."""
+
+    def carry(rid: str, source: Record, out: Record, hits: list[list[int]]) -> None:
+        if teacher is None or carried is None or not out.gaps:
+            return
+        probs = teacher.get(source.id)
+        if probs is None:
+            stats["teacher_missing"] += 1
+            return
+        if len(probs) != len(source.gaps):
+            raise InputError(
+                f"teacher targets of record {source.id!r} have {len(probs)} gaps, the record "
+                f"{len(source.gaps)}"
+            )
+        carried[rid] = carry_teacher(hits, probs)
+        stats["teacher_carried"] += 1
+
     for record in records:
         stats["in"] += 1
-        new, reason, vanished = normal_form_record(record)
+        new, reason, vanished, hits = _normal_form(record)
         for tier, n in vanished.items():
             stats[f"vanished_T{tier}"] += n
         if new is None:
             stats[f"left_out: {reason}"] += 1
             continue
         stats["out"] += 1
+        carry(new.id, record, new, hits)
         yield new
         if mixed_share <= 0 or rng.random() >= mixed_share:
             continue
@@ -184,7 +257,7 @@ def _convert(
             if side == "hyp"
             else None,
         }
-        variant, reason, _ = normal_form_record(record, **texts)
+        variant, reason, _, vhits = _normal_form(record, **texts)
         if variant is None:
             stats[f"mixed_left_out: {reason}"] += 1
             continue
@@ -194,7 +267,9 @@ def _convert(
         provenance = dict(variant.provenance)
         provenance.update({"mixed_form": side, "parent": record.id})
         stats["mixed_out"] += 1
-        yield dataclasses.replace(variant, id=f"{record.id}#mixed-{side}", provenance=provenance)
+        vid = f"{record.id}#mixed-{side}"
+        carry(vid, record, variant, vhits)
+        yield dataclasses.replace(variant, id=vid, provenance=provenance)
 
 
 def _parser() -> ArgumentParser:
@@ -212,6 +287,12 @@ def _parser() -> ArgumentParser:
         help="share of records that also get a mixed-form variant (default 0)",
     )
     p.add_argument("--seed", type=int, default=13)
+    p.add_argument(
+        "--teacher",
+        type=Path,
+        help="teacher file on the input records as written (python -m training.teacher): "
+        "its targets are carried to the normal-form gaps and written to DIR/teacher.jsonl",
+    )
     return p
 
 
@@ -219,7 +300,6 @@ def _parser() -> ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import importlib.metadata as md
 
-    from sitar.errors import InputError
     from sitar.normalize import normalizer_id
 
     args = _parser().parse_args(argv)
@@ -229,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(set(names)) != len(names):
         raise InputError(f"input files must have distinct names, got {names}")
     args.out_dir.mkdir(parents=True, exist_ok=True)
+    teacher = read_teacher(args.teacher) if args.teacher is not None else None
+    carried: dict[str, list[list[float]]] = {}
     report: dict[str, Any] = {
         "normalizer": normalizer_id(),
         "mixed_share": args.mixed_share,
@@ -244,10 +326,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         rng = random.Random(f"{args.seed}:{path.name}")
         n = write_records(
             args.out_dir / path.name,
-            _convert(read_records(path), mixed_share=args.mixed_share, rng=rng, stats=stats),
+            _convert(
+                read_records(path),
+                mixed_share=args.mixed_share,
+                rng=rng,
+                stats=stats,
+                teacher=teacher,
+                carried=carried,
+            ),
         )
         report["files"][str(path)] = dict(sorted(stats.items()))
         print(f"{path} -> {args.out_dir / path.name}: {n} records; {dict(stats)}", file=sys.stderr)
+    if args.teacher is not None:
+        out = args.out_dir / "teacher.jsonl"
+        write_lines_atomic(
+            out,
+            [
+                json.dumps({"schema": TEACHER_SCHEMA, "id": rid, "gap_probs": probs}) + "\n"
+                for rid, probs in carried.items()
+            ],
+        )
+        manifest = Path(f"{args.teacher}.manifest.json")
+        report["teacher"] = {
+            "source": str(args.teacher),
+            "source_sha256": sha256_file(args.teacher),
+            "source_signature": json.loads(manifest.read_text(encoding="utf-8"))["teacher"][
+                "signature"
+            ]
+            if manifest.is_file()
+            else None,
+            "rule": "per threshold, the highest probability of the labelled gaps a gap overlaps",
+            "records": len(carried),
+            "output_sha256": sha256_file(out),
+        }
     (args.out_dir / "normal_form.json").write_text(
         json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )

@@ -14,8 +14,13 @@ from sitar.options import default_normalization
 from sitar.records import Record, read_records, write_records
 from sitar.targets import score_from_tiers
 from training.config import TrainConfig
-from training.data import check_normal_form
-from training.normal_form import main, normal_form_record, recognizer_form_keep_offsets
+from training.data import TEACHER_SCHEMA, check_normal_form, read_teacher
+from training.normal_form import (
+    carry_teacher,
+    main,
+    normal_form_record,
+    recognizer_form_keep_offsets,
+)
 
 
 def labelled(ref: str, hyp: str, steps: list[int], **kw: object) -> Record:
@@ -112,6 +117,58 @@ def test_cli_writes_files_variants_and_a_report(tmp_path) -> None:
     assert stats["left_out: new gap without a labelled gap"] == 1
     assert report["normalizer"] == normalizer_id()
     assert main([str(src), "--out-dir", str(tmp_path / "x"), "--mixed-share", "2"]) == 2
+
+
+def test_teacher_targets_are_carried_by_overlap() -> None:
+    a, b, c = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [0.1, 0.2, 0.9, 0.3, 0.2, 0.1], [0.0] * 6
+    assert carry_teacher([[0, 1], [2]], [a, b, c]) == [[0.9, 0.8, 0.9, 0.6, 0.5, 0.4], c]
+    with pytest.raises(ValueError, match="do not index"):
+        carry_teacher([[3]], [a, b, c])
+    with pytest.raises(ValueError, match="do not index"):
+        carry_teacher([[]], [a])
+
+
+def test_cli_carries_a_written_form_teacher(tmp_path) -> None:
+    recs = [
+        # two labelled gaps of one written number become one gap of the normal form
+        labelled(
+            "pay two thousand and five dollars today",
+            "pay three thousand and six dollars today",
+            [4, 3],
+            id="m",
+        ),
+        labelled(
+            "Ship 350 crates to the Denver depot.",
+            "ship three hundred and fifty crates to the denver depot",
+            [0],
+            id="v",
+        ),
+        labelled("Wire 300 dollars to Anna.", "wire 3000 dollars to anna", [6], id="w"),
+    ]
+    src = tmp_path / "in.jsonl"
+    write_records(src, recs)
+    probs = {
+        "m": [[0.9, 0.8, 0.1, 0.1, 0.1, 0.1], [0.2, 0.9, 0.3, 0.0, 0.0, 0.0]],
+        "v": [[0.5] * 6],
+    }
+    teacher = tmp_path / "teacher.jsonl"
+    teacher.write_text("".join(
+        json.dumps({"schema": TEACHER_SCHEMA, "id": k, "gap_probs": v}) + "\n"
+        for k, v in probs.items()
+    ))  # fmt: skip
+    out_dir = tmp_path / "out"
+    assert main([str(src), "--out-dir", str(out_dir), "--teacher", str(teacher)]) == 0
+    carried = read_teacher(out_dir / "teacher.jsonl")
+    # "v" has no gap left and "w" has no teacher targets: only "m", one merged gap, max per threshold
+    assert carried == {"m": [[0.9, 0.9, 0.3, 0.1, 0.1, 0.1]]}
+    out = {r.id: r for r in read_records(out_dir / "in.jsonl")}
+    assert len(out["m"].gaps) == len(carried["m"])
+    report = json.loads((out_dir / "normal_form.json").read_text())
+    assert report["files"][str(src)]["teacher_missing"] == 1
+    assert report["teacher"]["records"] == 1 and report["teacher"]["source_signature"] is None
+    # a teacher whose gap count does not match its record is refused with one line
+    teacher.write_text(json.dumps({"schema": TEACHER_SCHEMA, "id": "m", "gap_probs": [[0.5] * 6]}))
+    assert main([str(src), "--out-dir", str(tmp_path / "bad"), "--teacher", str(teacher)]) == 2
 
 
 def test_normalize_setting_checks_the_records() -> None:
