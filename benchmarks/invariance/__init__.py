@@ -68,10 +68,11 @@ TARGETS = {
 
 
 def strip(text: str) -> str:
-    """Recognizer form: lowercase, punctuation removed (word-internal apostrophes kept)."""
+    """Recognizer form: lowercase, punctuation removed, word-internal apostrophes kept (a
+    typographic one written as ``'``, as recognizers write it: ``haven’t`` -> ``haven't``)."""
     import re
 
-    text = re.sub(r"(?<=\w)'(?=\w)", "\0", text.lower())
+    text = re.sub(r"(?<=\w)['\u2019](?=\w)", "\0", text.lower())
     text = re.sub(r"[^\w\s\0]", " ", text)
     return " ".join(text.replace("\0", "'").split())
 
