@@ -1,6 +1,6 @@
 """The committed hand labels of the wave-3 pool (``annotation/asr/labels-w3``): every filled
 sheet is its blank sheet with only the label columns filled, legally; every adjudication row is
-a row of some sheet; and the files import with no pair rejected."""
+a row of some sheet; and the files import, leaving out only pairs on which three readers split."""
 
 from __future__ import annotations
 
@@ -66,7 +66,9 @@ def test_sheets_are_read_by_distinct_readers() -> None:
     assert all(re.fullmatch(r"N\d+", r) for names in readers.values() for r in names)
 
 
-def test_labels_import_with_nothing_rejected() -> None:
+def test_labels_import_with_only_three_way_splits_left_out() -> None:
+    # the documented rule: a pair with a gap on which all three readers differ is left out
     result = import_sheets([str(f) for f in FILES])
     assert result.records
-    assert result.rejected == [], result.reasons()
+    assert set(result.reasons()) <= {"no_majority"}, result.reasons()
+    assert len(result.rejected) <= 0.005 * len(result.records)
