@@ -15,14 +15,14 @@ the original text it came from. Several tokens may share one span (``"don't"`` g
 
 Rules (each is tested in ``tests/core/test_normalize.py``). Rules 1-5 and 9 run word by word in
 :mod:`sitar._normalize_words`, then rules 6-8 over number runs in :mod:`sitar._normalize_numbers`,
-then rule 10 over the pair:
+then rule 10 over the pair, and rule 11 when the text is written out:
 
 1. **Tokens** are SPEC §1 tokens of the original (letters, marks, numbers; word-internal
    apostrophes; ``.``/``,`` between digits), so spans are original spans. Each token is put in
    NFC, loses variation selectors (U+FE00-FE0F, U+E0100-E01EF) and the combining marks on Latin
    letters (``café`` = ``cafe``, as the library does; marks of other scripts are kept), gets
    U+2019 written as ``'``, and is casefolded. A token that is empty after this is dropped.
-2. **Punctuation and symbols** between tokens are dropped, except: ``$ £ € ¢`` (currency, kept for
+2. **Punctuation and symbols** between tokens are dropped (rule 11 keeps one boundary mark), except: ``$ £ € ¢`` (currency, kept for
    the number step), ``%`` after a number (``percent``), ``-``/``−``/``+`` directly before a number
    and not directly after a token (``minus``/``plus``: ``-2`` is not ``2``), ``&`` (``and``),
    ``°`` (``degrees``; ``°C``/``°F`` give ``degrees celsius``/``fahrenheit``), ``#`` before a
@@ -94,6 +94,18 @@ then rule 10 over the pair:
     on one side whose concatenation is a token of the other side are joined (``week ends`` /
     ``weekends``, ``e mail`` / ``email``, ``i o s`` / ``iOS``; hyphens were already separators). Only spellings present in the pair
     are joined, so no word is invented.
+11. **Boundaries** (SPEC §3): where the original text between two tokens holds an informational
+    boundary (one of ``. ! ? ; : … ,``, an en or em dash, or a ``-`` that does not join two word
+    characters; not ``:``, ``,`` or ``.`` between two digits, as in ``3:00``, and not the ``.`` of
+    an abbreviation: after a single letter or a dotted word, ``U.S.``, ``p.m.``, or after at most
+    four letters that rules 4-8 wrote as another word, ``Dr.``, ``No.``, ``Sept.``), the normalised text keeps one
+    mark after the first token: the first such
+    character, ``…`` written ``.`` and a dash written ``,`` (``"truck. Leave"`` -> ``truck.
+    leave``). Marks are not tokens, so the tokens and every gap are the same with or without
+    them; they let CGD's consolidation see the original's boundaries, which the spec reads in
+    the original text of either side. Without them, a stripped normal form merged edits of
+    different sentences into one gap (the public dev set's ``early``/``Sam`` edits, ten words
+    apart across a full stop). Nothing is marked before the first token or after the last.
 
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
@@ -114,8 +126,9 @@ from typing import Any, NamedTuple
 
 from sitar._normalize_numbers import canonical_words
 from sitar._normalize_words import LIBRARY, Interval, load_library, read_pieces, read_words
+from sitar.boundaries import BOUNDARY_PUNCTUATION
 from sitar.errors import InputError
-from sitar.text import tokenize
+from sitar.text import is_token_char, tokenize
 
 __all__ = [
     "NORMALIZER_VERSION",
@@ -129,15 +142,16 @@ __all__ = [
 ]
 
 #: Version of the rules in this module's docstring; with the library's version in the signature.
-NORMALIZER_VERSION = "1"
+NORMALIZER_VERSION = "2"
 
 
 @dataclass(frozen=True)
 class Normalized:
     """A normalised string: the original, the canonical text, and each token's original span.
 
-    ``text`` is ``" ".join(tokens)``; ``spans[i]`` is the half-open character span of
-    ``original`` that token ``i`` came from.
+    ``text`` is the tokens joined by spaces, each followed by rule 11's boundary mark where the
+    original has a boundary before the next token; ``spans[i]`` is the half-open character span
+    of ``original`` that token ``i`` came from.
     """
 
     original: str
@@ -146,7 +160,8 @@ class Normalized:
 
     @property
     def text(self) -> str:
-        return " ".join(self.tokens)
+        """The tokens joined by spaces, with rule 11's boundary marks."""
+        return _with_marks(self.original, self.tokens, self.spans)
 
     def original_span(self, start: int, end: int) -> Interval:
         """The original span of normalised tokens ``[start, end)``; for an empty interval, the
@@ -157,6 +172,60 @@ class Normalized:
             return (first, last)
         point = self.spans[start - 1][1] if start > 0 else 0
         return (point, point)
+
+
+_DASHES = frozenset("–—")
+_BETWEEN_DIGITS = frozenset(":,.")
+_MARK_OF = {"…": ".", "–": ",", "—": ",", "-": ","}
+
+
+def _boundary_mark(original: str, lo: int, hi: int, before: str) -> str:
+    """Rule 11: the mark for the original text ``original[lo:hi]`` between two tokens, or ``""``.
+    ``before`` is the normalised token before it (to tell an abbreviation's ``.``)."""
+    for i in range(lo, hi):
+        ch = original[i]
+        if ch in _BETWEEN_DIGITS and 0 < i < len(original) - 1:
+            if original[i - 1].isdigit() and original[i + 1].isdigit():
+                continue  # 3:30, 3:00 (the minutes were dropped), 2,500
+        if ch == "." and i == lo and _abbreviation(original, lo, before):
+            continue
+        if ch in BOUNDARY_PUNCTUATION or ch in _DASHES:
+            return _MARK_OF.get(ch, ch)
+        if ch == "-" and not (
+            i > 0
+            and i + 1 < len(original)
+            and is_token_char(original[i - 1])
+            and is_token_char(original[i + 1])
+        ):
+            return ","
+    return ""
+
+
+def _abbreviation(original: str, end: int, before: str) -> bool:
+    """Whether the ``.`` at ``original[end]`` ends an abbreviation: the word before it is a
+    single letter or holds a ``.`` (``U.S.``, ``p.m.``), or is at most four letters that the
+    normaliser wrote as another word (``Dr.``, ``No.``, ``Sept.``; not ``ok``)."""
+    start = end
+    while start > 0 and (is_token_char(original[start - 1]) or original[start - 1] == "."):
+        start -= 1
+    written = original[start:end]
+    word = written.replace(".", "").casefold()
+    if not word.isalpha():
+        return False
+    if len(word) == 1 or "." in written:
+        return True
+    return len(word) <= 4 and before.isalpha() and before != word and word != "ok"
+
+
+def _with_marks(original: str, tokens: tuple[str, ...], spans: tuple[Interval, ...]) -> str:
+    parts: list[str] = []
+    for i, token in enumerate(tokens):
+        if i:
+            lo, hi = spans[i - 1][1], spans[i][0]
+            mark = _boundary_mark(original, lo, hi, tokens[i - 1]) if hi > lo else ""
+            parts.append(mark + " ")
+        parts.append(token)
+    return "".join(parts)
 
 
 class NormalizedPair(NamedTuple):

@@ -116,9 +116,37 @@ def test_unicode_nfc_variation_selectors_and_latin_marks() -> None:
 
 
 def test_punctuation_and_hyphens_separate() -> None:
-    assert _text('"Stop," she said -- (quietly).') == "stop she said quietly"
+    assert _text('"Stop," she said -- (quietly).') == "stop, she said, quietly"
+    assert normalize('"Stop," she said -- (quietly).').tokens == ("stop", "she", "said", "quietly")
     assert _text("a long-term plan") == _text("a long term plan")
     assert _text("O'Neill's") == "o'neill's"  # word-internal apostrophes stay
+
+
+def test_rule_11_keeps_one_boundary_mark_between_tokens() -> None:
+    assert _text("Load it on the early truck. Leave the boxes for Sam.") == (
+        "load it on the early truck. leave the boxes for sam"
+    )
+    assert _text("Wait… no — stop - now? Yes!") == "wait. no, stop, now? yes"
+    # not a boundary: a hyphen inside a word or a range, the colon of a time, a decimal point
+    assert _text("a long-term plan, 10-12 people at 3:30 for 1.5 hours") == (
+        "a long term plan, 10 12 people at 3 30 for 1.5 hours"
+    )
+    assert _text("Nothing here.") == "nothing here"  # nothing after the last token
+
+
+def test_rule_11_lets_cgd_see_the_original_boundaries() -> None:
+    """The spec reads §3 boundaries in the original text of either side: two edits of different
+    sentences stay two gaps in normal form, when either side is punctuated."""
+    ref = "Load the pallets on the early truck. Leave the damaged boxes by the door for Sam."
+    hyp = "Load the pallets on the only truck. Leave the damaged boxes by the door for Pam."
+    stripped = "load the pallets on the only truck leave the damaged boxes by the door for pam"
+    for h in (hyp, stripped):
+        gaps = segment(*normalize_pair(ref, h).texts).gaps
+        assert [(g.ref_text, g.hyp_text) for g in gaps] == [("early", "only"), ("sam", "pam")]
+    # with neither side punctuated there is no boundary left to see: one gap, as CGD decides
+    # on raw stripped text
+    plain = normalize_pair(stripped.replace("only", "early").replace("pam", "sam"), stripped)
+    assert len(segment(*plain.texts).gaps) == 1
 
 
 def test_signs_are_words_only_before_a_number() -> None:
@@ -219,7 +247,8 @@ def test_times() -> None:
 
 
 def test_dates() -> None:
-    assert _text("March 3rd, 2021") == _text("march third twenty twenty one") == "march 3 2021"
+    assert _text("March 3rd, 2021") == "march 3, 2021"  # rule 11 keeps the comma: not a token
+    assert normalize("March 3rd, 2021").tokens == normalize("march third twenty twenty one").tokens
     assert _text("June 5") == _text("june fifth")
     assert _text("the 3rd of March") == "the 3 of march"
     assert _text("October 1st") == _text("october first") == "october one"
@@ -290,7 +319,7 @@ def test_non_str_is_an_input_error() -> None:
 def test_normalizer_id_names_the_library() -> None:
     from importlib.metadata import version
 
-    assert normalizer_id() == f"sitar-norm-1+whisper-normalizer-{version('whisper-normalizer')}"
+    assert normalizer_id() == f"sitar-norm-2+whisper-normalizer-{version('whisper-normalizer')}"
 
 
 def test_import_sitar_does_not_load_the_library() -> None:
@@ -396,7 +425,7 @@ def test_normalising_twice_changes_nothing_on_the_suite() -> None:
 
 
 def test_a_pause_ends_a_number() -> None:
-    assert _text("We have two, three options") == "we have 2 3 options"
+    assert _text("We have two, three options") == "we have 2, 3 options"
     assert _text("we have two three options") == "we have 23 options"  # the library's reading
     assert _text("twenty-five") == "25"  # a hyphen is not a pause
 
