@@ -226,6 +226,14 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
                 swer_params_from_section(scoring["swer"])
             except InputError as e:
                 raise _bad(where, f"'scoring.swer': {e}") from e
+        if "decode" in scoring:
+            from sitar.gapscore import DECODE_RULES
+
+            if scoring["decode"] not in DECODE_RULES:
+                raise _bad(
+                    where,
+                    f"'scoring.decode' must be one of {DECODE_RULES}, got {scoring['decode']!r}",
+                )
         if "normalize" in scoring and scoring["normalize"] not in NORMALIZATIONS:
             raise _bad(
                 where,

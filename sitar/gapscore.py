@@ -13,7 +13,10 @@ severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
   that rounds to ``s`` for the tie-breaker. Rounding the mean cannot reach the top step unless
   nearly every threshold is certain, so T2 gaps hedge at T2→T1; the median does not. Measured on
   ``sitar-minilm-gap-v4`` (its model card, in git history): better on validation Spearman and on every test set but
-  the public dev set, where it fell below the gate set for it, so it is not the default;
+  the public dev set, where it fell below the gate set for it, so it is not the default. The
+  ``tier`` decoding (opt-in, ``dec:tier``) keeps the mean's tier and drops its direction (every
+  gap at ``δ = 0``), for a head whose directions order pairs worse than none: chosen and measured
+  in ``experiments/decode-tier/``;
 * **exact aggregation**: ``S_lo = score_from_tiers(t, δ)`` (spec §5), so one more gap at the highest
   tier always scores higher and many T0 never add up to a T1, by construction;
 * **tie-breaker inside the interval**: ``S_hi`` is the spec §5 score of the same gaps plus one more
@@ -88,7 +91,7 @@ TIE_BREAK_VERSION = 3
 TIE_BREAK_VERSIONS = (2, 3)
 #: How a gap's ordinal logits become its step (see the module docstring); the default is not
 #: written into signatures, any other rule is (``dec:``).
-DECODE_RULES = ("mean", "median")
+DECODE_RULES = ("mean", "median", "tier")
 DEFAULT_DECODE = "mean"
 _ROUND_MARGIN = 1e-9
 
@@ -106,7 +109,9 @@ def decoded_steps(gap_logits: np.ndarray, rule: str = DEFAULT_DECODE) -> np.ndar
     """The values :func:`predict_gaps` rounds, (..., K) -> (...): ``mean``, the expected step
     (:func:`expected_steps`); ``median``, the expected step clipped into ``[m − ½, m + ½)`` (cut
     to ``[0, K]``) with ``m`` the number of logits above 0, so that it rounds to ``m`` and still
-    tells the tie-breaker where the gap sits inside its step."""
+    tells the tie-breaker where the gap sits inside its step; ``tier``, the expected step clipped
+    the same way into the range of ``m = 3t``, the middle step of the tier ``t`` that the mean
+    rounds to, so every gap gets direction 0 (spec §5 from tiers alone, with the tie-breaker)."""
     if rule not in DECODE_RULES:
         raise InputError(f"decode must be one of {DECODE_RULES}, got {rule!r}")
     e = expected_steps(gap_logits)
@@ -114,7 +119,10 @@ def decoded_steps(gap_logits: np.ndarray, rule: str = DEFAULT_DECODE) -> np.ndar
         return e
     x = np.asarray(gap_logits, dtype=np.float64)
     k = x.shape[-1]
-    m = (x > 0.0).sum(axis=-1).astype(np.float64)
+    if rule == "tier":  # the mean's tier, at its middle step (direction 0)
+        m = 3.0 * np.floor((np.clip(np.floor(e + 0.5), 0.0, float(k)) + 1.0) / 3.0)
+    else:
+        m = (x > 0.0).sum(axis=-1).astype(np.float64)
     lo = np.maximum(m - 0.5, 0.0)
     # below m + 1/2 by a margin that survives the "+ 1/2" of the rounding (the float just below
     # 1/2 plus 1/2 rounds to 1.0), so that it rounds to m; the top step keeps K itself

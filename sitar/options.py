@@ -157,6 +157,17 @@ def default_normalization(config: Any) -> str:
     return "sitar" if value == "sitar" else "none"
 
 
+def default_decode(config: Any) -> str:
+    """The gap head's decoding a checkpoint asks for when none is given: its ``scoring.decode``
+    (recorded by ``experiments/decode-tier/choose.py --write`` after a validation choice), else ``mean``."""
+    from sitar.gapscore import DEFAULT_DECODE
+
+    extra = getattr(config, "extra", None) or {}
+    scoring = extra.get("scoring") if isinstance(extra, dict) else None
+    value = scoring.get("decode") if isinstance(scoring, dict) else None
+    return value if isinstance(value, str) and value in DECODE_RULES else DEFAULT_DECODE
+
+
 def add_scorer_arguments(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     *,
@@ -242,9 +253,10 @@ def add_scorer_arguments(
         choices=DECODE_RULES,
         default=None,
         action=SingleValue,
-        help="gap head: how a gap's ordinal logits become its position, mean (default: the "
-        "rounded expected position) or median (the thresholds passed with probability > 1/2; "
-        "dec:median in the signature)",
+        help="gap head: how a gap's ordinal logits become its position: mean (the rounded "
+        "expected position), median (the thresholds passed with probability > 1/2) or tier (the "
+        "mean's tier, direction 0); default: the checkpoint's scoring.decode, else mean; dec: in "
+        "the signature when not mean",
     )
     add(
         "--allow-unverified",

@@ -183,7 +183,9 @@ class Scorer:
         from sitar.gapscore import DEFAULT_DECODE
 
         if rule is None:
-            return DEFAULT_DECODE
+            from sitar.options import default_decode
+
+            return default_decode(self.config) if self.head == "gaps" else DEFAULT_DECODE
         if self.head != "gaps":
             raise InputError("decode applies to the gap head (head='gaps') only")
         return rule
@@ -240,7 +242,8 @@ class Scorer:
         ``"pair"`` for checkpoints without a gap head). ``tie_breaker`` is the gap head's rule
         inside the SPEC §5 interval, 3 (default) or 2 (:mod:`sitar.gapscore`; ``tb:`` in the
         signature). ``decode`` is how the gap head's ordinal logits become a step, ``"mean"``
-        (default) or ``"median"`` (:func:`sitar.gapscore.decoded_steps`; ``dec:median`` in the
+        (default, or the checkpoint's ``scoring.decode``), ``"median"`` or ``"tier"``
+        (:func:`sitar.gapscore.decoded_steps`; ``dec:median``/``dec:tier`` in the
         signature). ``normalize`` is ``"sitar"`` (both sides through :mod:`sitar.normalize`
         before CGD and the model; ``norm:`` in the signature) or ``"none"`` (the text as given);
         default: the form the checkpoint was trained on (:func:`default_normalization`). A

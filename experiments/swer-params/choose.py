@@ -103,19 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _record(checkpoint: str | None, chosen: dict) -> None:
-    """Write ``chosen`` as the checkpoint's ``scoring.swer`` (what :class:`sitar.Scorer` reports
-    ``swer`` with for it) and sign the checkpoint again (its digests cover the config)."""
+def _record(checkpoint: str | None, chosen: object, key: str = "swer") -> None:
+    """Write ``chosen`` as the checkpoint's ``scoring.<key>`` (``swer``: what :class:`sitar.Scorer`
+    reports ``swer`` with for it; ``experiments/decode-tier`` records ``decode``) and sign the
+    checkpoint again (its digests cover the config)."""
     from sitar.checkpoint import CONFIG_FILE, write_integrity
 
     if checkpoint is None:
         raise SystemExit("--write needs --checkpoint (the packaged checkpoint is not rewritten)")
     path = Path(checkpoint) / CONFIG_FILE
     data = json.loads(path.read_text(encoding="utf-8"))
-    data.setdefault("scoring", {})["swer"] = chosen
+    data.setdefault("scoring", {})[key] = chosen
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     write_integrity(checkpoint)
-    print(f"recorded scoring.swer {chosen} in {path} and signed it again")
+    print(f"recorded scoring.{key} {chosen} in {path} and signed it again")
 
 
 if __name__ == "__main__":

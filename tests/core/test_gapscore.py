@@ -67,7 +67,37 @@ def test_median_decoding_counts_the_thresholds_passed():
     assert [g.step for g in predict_gaps(decoded_steps(low, "median"))] == [0, 0, 0]
     with pytest.raises(InputError, match="decode"):
         decoded_steps(hedged, "mode")
-    assert DECODE_RULES == ("mean", "median")
+    assert DECODE_RULES == ("mean", "median", "tier")
+
+
+def test_tier_decoding_keeps_the_means_tier_at_direction_0():
+    """``tier``: the tier the mean rounds to, at its middle step (3t), the value clipped into
+    that step's range so that the tie-breaker still reads where the gap sits."""
+    logits = np.array(
+        [
+            [9.0, 9.0, 9.0, 9.0, -9.0, -9.0],  # mean 4: T1+ -> T1
+            [9.0, 9.0, -9.0, -9.0, -9.0, -9.0],  # mean 2: T1- -> T1
+            [9.0, -9.0, -9.0, -9.0, -9.0, -9.0],  # mean 1: T0+ -> T0
+            [9.0, 9.0, 9.0, 9.0, 9.0, -9.0],  # mean 5: T2- -> T2
+            [9.0] * 6,  # mean 6: T2
+        ]
+    )
+    gaps = predict_gaps(decoded_steps(logits, "tier"))
+    assert [(g.tier, g.direction) for g in gaps] == [(1, 0), (1, 0), (0, 0), (2, 0), (2, 0)]
+    assert [g.tier for g in gaps] == [g.tier for g in predict_gaps(expected_steps(logits))]
+    value = decoded_steps(logits, "tier")
+    assert value[0] > value[1]  # T1+ sits above T1- inside the same step, for the tie-breaker
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    logits=st.lists(st.floats(min_value=-12, max_value=12, allow_nan=False), min_size=6, max_size=6)
+)
+def test_tier_decoding_never_changes_the_tier(logits):
+    x = np.array([logits])
+    (mean,) = predict_gaps(expected_steps(x))
+    (tier,) = predict_gaps(decoded_steps(x, "tier"))
+    assert (tier.tier, tier.direction, tier.step) == (mean.tier, 0, 3 * mean.tier)
 
 
 @settings(max_examples=300, deadline=None)

@@ -156,6 +156,31 @@ def test_tie_breaker_3_is_severity_and_extent_inside_the_spec5_interval(default_
         Scorer.load(head="pair", tie_breaker=2)
 
 
+def test_a_checkpoint_can_name_its_decoding(tmp_path):
+    """``scoring.decode`` in a checkpoint's config is the default ``decode`` (validated on load;
+    ``dec:`` in the signature); an explicit ``decode`` still wins."""
+    import shutil
+
+    from sitar.checkpoint import CONFIG_FILE, resolve_checkpoint, write_integrity
+
+    src = resolve_checkpoint(None)
+    dst = tmp_path / "ckpt"
+    shutil.copytree(src, dst)
+    path = dst / CONFIG_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.setdefault("scoring", {})["decode"] = "tier"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    write_integrity(dst)
+    own = Scorer.load(dst)
+    assert own.decode == "tier" and parse_signature(own.signature)["dec"] == "tier"
+    assert Scorer.load(dst, decode="mean").decode == "mean"
+    data["scoring"]["decode"] = "mode"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="scoring.decode"):
+        write_integrity(dst)  # signing validates the config too
+        Scorer.load(dst)
+
+
 def test_median_decoding_is_opt_in_and_named(default_scorer):
     """``decode="median"`` changes only the steps read from the same logits: the default
     signature has no ``dec:`` field, the median one says ``dec:median``, and every median step
