@@ -1,13 +1,17 @@
-"""spec §3 (docs/spec.md) informational boundaries: the boundary-word list and punctuation, with their version.
+"""spec §3 (docs/spec.md) informational boundaries: the boundary-word list, the punctuation and the
+dash rule, with their version.
 
-They live in this small module, below both :mod:`sitar.cgd` (which applies them) and
-:mod:`sitar.signature` (which records their version), so neither imports the other.
+They live in this small module, below :mod:`sitar.cgd` (which applies them), :mod:`sitar.normalize`
+(whose rule 11 keeps them in the normal form) and :mod:`sitar.signature` (which records their
+version), so none of those imports another for them.
 ``sitar.cgd`` re-exports every name here.
 """
 
 from __future__ import annotations
 
-__all__ = ["BOUNDARY_PUNCTUATION", "BOUNDARY_WORDS", "BOUNDARY_WORDS_VERSION"]
+from sitar.text import is_token_char
+
+__all__ = ["BOUNDARY_PUNCTUATION", "BOUNDARY_WORDS", "BOUNDARY_WORDS_VERSION", "has_dash"]
 
 #: Version of the informational-boundary rules (word list and punctuation) below; in signatures.
 BOUNDARY_WORDS_VERSION = "1"
@@ -20,3 +24,14 @@ BOUNDARY_WORDS = frozenset(
 )  # fmt: skip
 #: Characters that mark an informational boundary anywhere in a bridge's original text.
 BOUNDARY_PUNCTUATION = frozenset(".!?;:…,–—")
+
+
+def has_dash(text: str) -> bool:
+    """Whether ``text`` holds a hyphen that is not an intra-word hyphen (token characters on both
+    sides inside ``text``, as in "twenty-five"): a dash."""
+    for i, ch in enumerate(text):
+        if ch == "-" and not (
+            0 < i < len(text) - 1 and is_token_char(text[i - 1]) and is_token_char(text[i + 1])
+        ):
+            return True
+    return False

@@ -24,11 +24,16 @@ from operator import attrgetter, or_
 from typing import NamedTuple
 
 from sitar.analyzers import Analyzer, get_analyzer
-from sitar.boundaries import BOUNDARY_PUNCTUATION, BOUNDARY_WORDS, BOUNDARY_WORDS_VERSION
+from sitar.boundaries import (
+    BOUNDARY_PUNCTUATION,
+    BOUNDARY_WORDS,
+    BOUNDARY_WORDS_VERSION,
+    has_dash,
+)
 from sitar.decomposition import AtomicGap, decompose
 from sitar.errors import InputError
 from sitar.gaps import Gap, Interval, Segmentation
-from sitar.text import Token, _alloc, _tokenize, is_token_char, slot_setter
+from sitar.text import Token, _alloc, _tokenize, slot_setter
 
 __all__ = [
     "BOUNDARY_PUNCTUATION",
@@ -38,6 +43,7 @@ __all__ = [
     "AtomicGap",
     "consolidate_atoms",
     "decompose",
+    "has_dash",
     "segment",
 ]
 
@@ -55,17 +61,6 @@ def _is_fragment(gap: AtomicGap) -> bool:
         gap.ref[1] - gap.ref[0] <= FRAGMENT_MAX_TOKENS
         and gap.hyp[1] - gap.hyp[0] <= FRAGMENT_MAX_TOKENS
     )
-
-
-def _has_dash(text: str) -> bool:
-    """Whether ``text`` holds a hyphen that is not an intra-word hyphen (token characters on both
-    sides inside ``text``, as in "twenty-five"): a dash."""
-    for i, ch in enumerate(text):
-        if ch == "-" and not (
-            0 < i < len(text) - 1 and is_token_char(text[i - 1]) and is_token_char(text[i + 1])
-        ):
-            return True
-    return False
 
 
 class _Side(NamedTuple):
@@ -86,7 +81,7 @@ def _bridge_has_boundary(side: _Side, start: int, end: int) -> bool:
     bridge = text[lo:hi]
     return (
         not BOUNDARY_PUNCTUATION.isdisjoint(bridge)
-        or ("-" in bridge and _has_dash(bridge))
+        or ("-" in bridge and has_dash(bridge))
         or not BOUNDARY_WORDS.isdisjoint(norms[start:end])
     )
 

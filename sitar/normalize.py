@@ -126,7 +126,7 @@ from typing import Any, NamedTuple
 
 from sitar._normalize_numbers import canonical_words
 from sitar._normalize_words import LIBRARY, Interval, load_library, read_pieces, read_words
-from sitar.boundaries import BOUNDARY_PUNCTUATION
+from sitar.boundaries import BOUNDARY_PUNCTUATION, has_dash
 from sitar.errors import InputError
 from sitar.text import is_token_char, tokenize
 
@@ -174,9 +174,8 @@ class Normalized:
         return (point, point)
 
 
-_DASHES = frozenset("–—")
 _BETWEEN_DIGITS = frozenset(":,.")
-_MARK_OF = {"…": ".", "–": ",", "—": ",", "-": ","}
+_MARK_OF = {"…": ".", "–": ",", "—": ","}
 
 
 def _boundary_mark(original: str, lo: int, hi: int, before: str) -> str:
@@ -189,14 +188,9 @@ def _boundary_mark(original: str, lo: int, hi: int, before: str) -> str:
                 continue  # 3:30, 3:00 (the minutes were dropped), 2,500
         if ch == "." and i == lo and _abbreviation(original, lo, before):
             continue
-        if ch in BOUNDARY_PUNCTUATION or ch in _DASHES:
+        if ch in BOUNDARY_PUNCTUATION:
             return _MARK_OF.get(ch, ch)
-        if ch == "-" and not (
-            i > 0
-            and i + 1 < len(original)
-            and is_token_char(original[i - 1])
-            and is_token_char(original[i + 1])
-        ):
+        if ch == "-" and has_dash(original[max(i - 1, 0) : i + 2]):  # the spec §3 dash rule
             return ","
     return ""
 
