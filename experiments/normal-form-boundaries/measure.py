@@ -1,6 +1,6 @@
 """The public dev set in three forms, scored in normal form with and without rule 11's boundary
 marks (``sitar.normalize``, normaliser version 2 against version 1's plain token join), and with
-an optional ``max_bridge_tokens`` for CGD. One JSON line per run on stdout.
+an optional ``max_bridge_tokens`` for CGD. One JSON line per run on stdout (with the scorer's signature and the versions).
 
     python experiments/normal-form-boundaries/measure.py CHECKPOINT --marks {1,2} [--max-bridge K]
 """
@@ -42,13 +42,21 @@ def main() -> int:
     scorer = Scorer.load(args.checkpoint, normalize="sitar")
     rows = _load_devset(ROOT / "annotation/devset/sitar_dev_v1.jsonl")
     suite = run_suite(scorer, rows)
+    import importlib.metadata as md
+
     out = {
         "checkpoint": args.checkpoint,
+        "signature": scorer.signature,
         "normal_form": args.marks,
         "max_bridge_tokens": args.max_bridge,
         "flips_in_band": suite["flips_in_band"],
         "format_t0": suite["format_t0"],
         "dev": suite["dev"],
+        "versions": {
+            name: md.version(name) for name in ("sitar", "onnxruntime", "whisper-normalizer")
+        },
+        "note": "normal_form 1 is emulated (the tokens joined by spaces); the signature's norm: "
+        "field names the installed normaliser",
     }
     print(json.dumps(out))
     return 0
