@@ -61,6 +61,13 @@ class TrainConfig:
     #: splitting its file); profiles not named are used once. Empty: no effect (and left out of
     #: the config's dict and hash, which stay as before the option existed).
     profile_repeat: dict[str, int] = field(default_factory=dict)
+    #: Files whose gaps train the gap head on their *tier* only (one flag per ``data`` file): for
+    #: their training records, the two thresholds inside a gap's tier (T0 / T0+; T1− / T1 / T1+;
+    #: T2− / T2) carry no loss, so the direction inside the tier comes from the other files (e.g.
+    #: hand labels whose +/- marks follow a different convention from the synthetic data's)
+    #: [C]. Empty: every gap trains on its step (and the setting is left out of the config's
+    #: dict and hash, which stay as before the option existed).
+    tier_only: tuple[bool, ...] = ()
     train_split: str = "train"
     eval_split: str = "validation"
     #: What to do with training pairs longer than max_length: ``skip`` (counted and logged) or
@@ -159,6 +166,18 @@ class TrainConfig:
             or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.data_repeat)
         ):
             raise bad("data_repeat", f"{len(self.data)} positive integers (one per data file)")
+        if isinstance(self.tier_only, (str, bytes)) or not isinstance(
+            self.tier_only, (list, tuple)
+        ):
+            raise bad("tier_only", "a list of true/false, one per data file")
+        object.__setattr__(self, "tier_only", tuple(self.tier_only))
+        if self.tier_only and (
+            len(self.tier_only) != len(self.data)
+            or any(not isinstance(f, bool) for f in self.tier_only)
+        ):
+            raise bad("tier_only", f"{len(self.data)} flags true/false (one per data file)")
+        if any(self.tier_only) and not self.gap_head:
+            raise InputError("config tier_only: tier-only targets are for the gap head (gap_head)")
         if not isinstance(self.profile_repeat, Mapping) or any(
             not isinstance(k, str)
             or not k
@@ -240,6 +259,10 @@ class TrainConfig:
         out = dataclasses.asdict(self)
         out["data"] = list(self.data)
         out["data_repeat"] = list(self.data_repeat)
+        if self.tier_only:
+            out["tier_only"] = list(self.tier_only)
+        else:
+            del out["tier_only"]  # configs without it keep their hash
         if self.profile_repeat:
             out["profile_repeat"] = dict(sorted(self.profile_repeat.items()))
         else:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ __all__ = [
     "read_record_file",
     "read_teacher",
     "shard_batches",
+    "tier_only_ids",
 ]
 
 
@@ -125,6 +126,23 @@ def load_splits(
             "provenance.profile"
         )
     return splits
+
+
+def tier_only_ids(
+    files: Sequence[str | os.PathLike[str]], flags: Sequence[bool], *, split: str = "train"
+) -> frozenset[str]:
+    """The ids of the ``split`` records in the files flagged ``True`` (config ``tier_only``: their
+    gaps train the gap head on their tier only, see :class:`~sitar.modeling.losses.GapOrdinalLoss`).
+    No flags: the empty set."""
+    if flags and len(flags) != len(files):
+        raise InputError(f"tier_only has {len(flags)} flags for {len(files)} files")
+    return frozenset(
+        r.id
+        for path, flag in zip(files, flags, strict=False)
+        if flag
+        for r in read_record_file(path)
+        if r.split == split
+    )
 
 
 def check_normal_form(splits: Mapping[str, Sequence[Record]], normalize: str) -> None:
@@ -259,6 +277,7 @@ def encode_records(
     gap_marked: bool = False,
     gap_closeness: bool = False,
     teacher: Mapping[str, Sequence[Sequence[float]]] | None = None,
+    tier_only: Collection[str] | None = None,
 ) -> EncodedSplit:
     """Encode records with :class:`sitar.encoding.PairEncoder` (the scorer's own encoder).
 
@@ -273,6 +292,8 @@ def encode_records(
     ``teacher`` (with ``gap_marked``): record id -> a teacher's per-gap threshold probabilities
     (:func:`read_teacher`), stored flattened in the column ``gap_soft`` (empty for records it does
     not name); the number of gaps must match the record's.
+    ``tier_only`` (with ``gap_marked``): ids of records whose gaps train on their tier only, in
+    the boolean column ``tier_only`` (``collate`` turns it into ``gap_tier_only``).
     """
     import datasets
 
@@ -315,6 +336,10 @@ def encode_records(
         if not gap_marked:
             raise InputError("teacher targets need gap-marked input (gap_head)")
         cols["gap_soft"] = []
+    if tier_only is not None:
+        if not gap_marked:
+            raise InputError("tier-only targets need gap-marked input (gap_head)")
+        cols["tier_only"] = []
     skipped = []
     for record, enc in zip(records, encs, strict=True):
         if len(enc.ids) > max_length:
@@ -348,6 +373,8 @@ def encode_records(
                     f"{len(record.gaps)}"
                 )
             cols["gap_soft"].append([float(x) for probs in soft or () for x in probs])
+        if tier_only is not None:
+            cols["tier_only"].append(record.id in tier_only)
     features = datasets.Features(
         {
             "id": datasets.Value("string"),
@@ -365,6 +392,8 @@ def encode_records(
         features["gap_soft"] = datasets.Sequence(datasets.Value("float32"))
     if gap_closeness:
         features["gap_closeness"] = datasets.Sequence(datasets.Value("float32"))
+    if tier_only is not None:
+        features["tier_only"] = datasets.Value("bool")
     return EncodedSplit(datasets.Dataset.from_dict(cols, features=features), skipped)
 
 
@@ -416,7 +445,9 @@ def collate(
     split: EncodedSplit, indices: Sequence[int], *, pad_id: int, input_names: Sequence[str]
 ) -> dict[str, np.ndarray]:
     """Right-padded int64 arrays for the model inputs (``gap_closeness`` (B, G, 2) float32, padded
-    gap slots 0) plus ``score`` and ``base`` (float32)."""
+    gap slots 0) plus ``score`` and ``base`` (float32); with gap rows also ``gap_steps`` (B, G)
+    (``-1`` in padded slots), ``gap_soft`` (B, G, K) when the split has teacher targets and
+    ``gap_tier_only`` (B, G) bool when it has tier-only flags."""
     rows = split.dataset[list(indices)]
     width = max(len(x) for x in rows["input_ids"])
     b = len(indices)
@@ -464,8 +495,12 @@ def collate(
                         flat, dtype=np.float32
                     ).reshape(-1, GAP_THRESHOLDS)
             arrays["gap_soft"] = soft
+        if "tier_only" in rows:
+            arrays["gap_tier_only"] = (steps >= 0) & np.asarray(rows["tier_only"], dtype=bool)[
+                :, None
+            ]
     out = {name: arrays[name] for name in input_names}
-    for extra in ("gap_steps", "gap_soft"):
+    for extra in ("gap_steps", "gap_soft", "gap_tier_only"):
         if extra in arrays:
             out[extra] = arrays[extra]
     out["score"] = np.asarray(rows["score"], dtype=np.float32)

@@ -61,6 +61,7 @@ from training.data import (
     load_splits,
     read_teacher,
     shard_batches,
+    tier_only_ids,
 )
 from training.evaluate import regression_metrics
 
@@ -494,6 +495,9 @@ def train(
                 f"teacher file {config.teacher} names none of the {config.train_split!r} records"
             )
         log.info("teacher targets for %d distinct training records", named)
+    tier_ids = tier_only_ids(config.data, config.tier_only, split=config.train_split)
+    if config.tier_only:
+        log.info("tier-only gap targets for %d distinct training records", len(tier_ids))
     train_data = encode_records(
         splits[config.train_split],
         tokenizer,
@@ -502,6 +506,7 @@ def train(
         gap_marked=config.gap_head,
         gap_closeness=config.gap_closeness,
         teacher=teacher,
+        tier_only=tier_ids if config.tier_only else None,
     )
     eval_data = encode_records(
         splits[config.eval_split],
@@ -543,6 +548,7 @@ def train(
                     if config.teacher
                     else {}
                 ),
+                **({"tier_only": {"training_records": len(tier_ids)}} if config.tier_only else {}),
             },
         )
         for name, part in (("train", train_data), ("validation", eval_data)):
@@ -665,6 +671,11 @@ def train(
                     if "gap_soft" in arrays
                     else None
                 )
+                gap_tier_only = (
+                    torch.from_numpy(arrays["gap_tier_only"]).to(accelerator.device)
+                    if "gap_tier_only" in arrays
+                    else None
+                )
                 # losses in fp32
                 out = loss_fn(
                     outputs[0].float(),
@@ -674,6 +685,7 @@ def train(
                     gap_logits,
                     gap_steps,
                     gap_soft,
+                    gap_tier_only,
                 )
                 accelerator.backward(out.total / config.grad_accum_steps)
             window.append(out.as_floats())

@@ -150,6 +150,11 @@ class GapOrdinalLoss(nn.Module):
     Teacher targets (distillation, [C]): ``soft`` (B, G, K) holds a teacher model's probabilities
     ``σ(teacher logit k)`` for the gaps that have them and NaN elsewhere; there the BCE target of
     threshold ``k`` is ``(1 − w) · [step ≥ k + 1] + w · soft_k`` with ``w = teacher_weight``.
+
+    Tier-only targets ([C]): ``tier_only`` (B, G) bool marks gaps whose label fixes the tier ``t``
+    but not the direction. The steps ``3t − 1 … 3t + 1`` (cut to ``0 … K``) are then all right, so
+    the thresholds between them, levels ``3t`` and ``3t + 1`` (logits ``3t − 1`` and ``3t``), carry
+    no loss; the others are trained as usual. The mean is then over the entries that carry loss.
     """
 
     def __init__(self, teacher_weight: float = 0.5) -> None:
@@ -159,7 +164,13 @@ class GapOrdinalLoss(nn.Module):
             raise InputError(f"teacher_weight must be a number in [0, 1], got {w!r}")
         self.teacher_weight = float(w)
 
-    def forward(self, gap_logits: Tensor, steps: Tensor, soft: Tensor | None = None) -> Tensor:
+    def forward(
+        self,
+        gap_logits: Tensor,
+        steps: Tensor,
+        soft: Tensor | None = None,
+        tier_only: Tensor | None = None,
+    ) -> Tensor:
         if not isinstance(gap_logits, Tensor) or gap_logits.dim() != 3:
             raise InputError("gap_logits must have shape (batch, gaps, K)")
         if not isinstance(steps, Tensor) or steps.shape != gap_logits.shape[:2]:
@@ -188,7 +199,17 @@ class GapOrdinalLoss(nn.Module):
             w = self.teacher_weight
             labels = torch.where(known, (1.0 - w) * labels + w * torch.nan_to_num(soft), labels)
         bce = F.binary_cross_entropy_with_logits(gap_logits.float(), labels, reduction="none")
-        return bce[valid].mean()
+        if tier_only is None:
+            return bce[valid].mean()
+        if not isinstance(tier_only, Tensor) or tier_only.shape != steps.shape:
+            raise InputError(
+                f"tier-only flags must have shape {tuple(steps.shape)} (batch, gaps), got "
+                f"{tuple(tier_only.shape) if isinstance(tier_only, Tensor) else type(tier_only).__name__}"
+            )
+        tier = torch.div(steps + 1, 3, rounding_mode="floor").unsqueeze(-1)  # (B, G, 1)
+        inside = (levels == 3 * tier) | (levels == 3 * tier + 1)  # (B, G, K)
+        keep = valid.unsqueeze(-1) & ~(tier_only.bool().unsqueeze(-1) & inside)
+        return bce[keep].mean()
 
 
 @dataclass(frozen=True)
@@ -259,9 +280,11 @@ class SitarLoss(nn.Module):
         gap_logits: Tensor | None = None,
         gap_steps: Tensor | None = None,
         gap_soft: Tensor | None = None,
+        gap_tier_only: Tensor | None = None,
     ) -> LossOutput:
         """The spec §7 loss, plus ``λ_g · L_gap`` (spec §7b) when ``gap_logits`` and
-        ``gap_steps`` are given (with teacher targets ``gap_soft``, see :class:`GapOrdinalLoss`)."""
+        ``gap_steps`` are given (with teacher targets ``gap_soft`` and tier-only flags
+        ``gap_tier_only``, see :class:`GapOrdinalLoss`)."""
         mse = self.mse(score, target)
         boundary = self.boundary(score, target, base)
         ordinal = self.ordinal(ordinal_logits, target)
@@ -270,6 +293,6 @@ class SitarLoss(nn.Module):
         if gap_logits is not None:
             if gap_steps is None:
                 raise InputError("gap_logits given without gap_steps")
-            gap = self.gap(gap_logits, gap_steps, gap_soft)
+            gap = self.gap(gap_logits, gap_steps, gap_soft, gap_tier_only)
             total = total + self.lambda_gap * gap
         return LossOutput(total=total, mse=mse, boundary=boundary, ordinal=ordinal, gap=gap)
