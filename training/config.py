@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -156,26 +156,22 @@ class TrainConfig:
         if isinstance(self.data, (str, bytes)):
             object.__setattr__(self, "data", (self.data,))
         object.__setattr__(self, "data", tuple(str(p) for p in self.data))
-        if isinstance(self.data_repeat, (str, bytes)) or not isinstance(
-            self.data_repeat, (list, tuple)
-        ):
-            raise bad("data_repeat", "a list of positive integers, one per data file")
-        object.__setattr__(self, "data_repeat", tuple(self.data_repeat))
-        if self.data_repeat and (
-            len(self.data_repeat) != len(self.data)
-            or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.data_repeat)
-        ):
-            raise bad("data_repeat", f"{len(self.data)} positive integers (one per data file)")
-        if isinstance(self.tier_only, (str, bytes)) or not isinstance(
-            self.tier_only, (list, tuple)
-        ):
-            raise bad("tier_only", "a list of true/false, one per data file")
-        object.__setattr__(self, "tier_only", tuple(self.tier_only))
-        if self.tier_only and (
-            len(self.tier_only) != len(self.data)
-            or any(not isinstance(f, bool) for f in self.tier_only)
-        ):
-            raise bad("tier_only", f"{len(self.data)} flags true/false (one per data file)")
+
+        def per_file(key: str, ok: Callable[[Any], bool], what: str) -> None:
+            """A list with one entry per ``data`` file (or empty), each passing ``ok``."""
+            value = getattr(self, key)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+                raise bad(key, f"a list of {what}, one per data file")
+            object.__setattr__(self, key, tuple(value))
+            if value and (len(value) != len(self.data) or not all(ok(x) for x in value)):
+                raise bad(key, f"{len(self.data)} {what} (one per data file)")
+
+        per_file(
+            "data_repeat",
+            lambda k: not isinstance(k, bool) and isinstance(k, int) and k >= 1,
+            "positive integers",
+        )
+        per_file("tier_only", lambda f: isinstance(f, bool), "flags true/false")
         if any(self.tier_only) and not self.gap_head:
             raise InputError("config tier_only: tier-only targets are for the gap head (gap_head)")
         if not isinstance(self.profile_repeat, Mapping) or any(
