@@ -37,7 +37,7 @@ from sitar.errors import InputError
 from sitar.records import write_lines_atomic
 from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, read_record_file
 
-__all__ = ["main", "teacher_probabilities"]
+__all__ = ["main", "teacher_probabilities", "write_manifest"]
 
 
 def teacher_probabilities(
@@ -71,6 +71,25 @@ def teacher_probabilities(
         probs = 1.0 / (1.0 + np.exp(-values))
         out.append([[round(float(p), 6) for p in gap] for gap in probs])
     return out
+
+
+def write_manifest(
+    out: Path, fields: dict[str, Any], *, argv: Sequence[str] | None, modules: Sequence[str]
+) -> None:
+    """``<out>.manifest.json``, written atomically: ``fields`` plus the output's SHA-256, the
+    command line, the versions of ``modules`` and the time (how a teacher file was made)."""
+    from importlib.metadata import version
+
+    from sitar.integrity import sha256_file
+
+    manifest = {
+        **fields,
+        "output_sha256": sha256_file(out),
+        "argv": list(sys.argv if argv is None else argv),
+        "versions": {m: version(m) for m in modules},
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    write_lines_atomic(f"{out}.manifest.json", [json.dumps(manifest, indent=2) + "\n"])
 
 
 @tool_main("python -m training.teacher")
@@ -120,25 +139,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts["written"] = len(lines)
     counts["too_long"] = sum(p is None for p in probs)
     write_lines_atomic(out, lines)
-    from importlib.metadata import version
-
-    manifest = {
-        "schema": TEACHER_SCHEMA,
-        "teacher": {
-            "checkpoint": scorer.config.name,
-            "variant": scorer.variant,
-            "signature": scorer.signature,
+    write_manifest(
+        out,
+        {
+            "schema": TEACHER_SCHEMA,
+            "teacher": {
+                "checkpoint": scorer.config.name,
+                "variant": scorer.variant,
+                "signature": scorer.signature,
+            },
+            "records": [{"file": str(p), "sha256": sha256_file(p)} for p in args.records],
+            "split": args.split,
+            "skip_profiles": sorted(skip),
+            "counts": counts,
         },
-        "records": [{"file": str(p), "sha256": sha256_file(p)} for p in args.records],
-        "split": args.split,
-        "skip_profiles": sorted(skip),
-        "counts": counts,
-        "output_sha256": sha256_file(out),
-        "argv": list(sys.argv if argv is None else argv),
-        "versions": {m: version(m) for m in ("sitar", "onnxruntime", "numpy")},
-        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    write_lines_atomic(f"{out}.manifest.json", [json.dumps(manifest, indent=2) + "\n"])
+        argv=argv,
+        modules=("sitar", "onnxruntime", "numpy"),
+    )
     print(f"{counts['written']} records written to {out} ({counts})")
     return 0
 

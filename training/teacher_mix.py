@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError, RecordError
 from sitar.records import write_lines_atomic
 from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, gap_step, read_record_file, read_teacher
+from training.teacher import write_manifest
 
 __all__ = ["blend_with_labels", "main"]
 
@@ -111,8 +111,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="record files holding the blended records' labels")  # fmt: skip
     parser.add_argument("--split", default="train", help="records of this split (default train)")
     args = parser.parse_args(argv)
-    from importlib.metadata import version
-
     from sitar.integrity import sha256_file
 
     if args.blend is None and not args.keep:
@@ -145,23 +143,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     write_lines_atomic(out, lines)
     inputs = [*args.keep, *([args.blend] if args.blend else []), *args.records]
-    manifest = {
-        "schema": TEACHER_SCHEMA,
-        "mix": {
-            "keep": list(args.keep),
-            "blend": args.blend,
-            "weight": args.weight,
-            "records": list(args.records),
-            "split": args.split,
+    write_manifest(
+        out,
+        {
+            "schema": TEACHER_SCHEMA,
+            "mix": {
+                "keep": list(args.keep),
+                "blend": args.blend,
+                "weight": args.weight,
+                "records": list(args.records),
+                "split": args.split,
+            },
+            "inputs": [{"file": str(p), "sha256": sha256_file(p)} for p in inputs],
+            "counts": counts,
         },
-        "inputs": [{"file": str(p), "sha256": sha256_file(p)} for p in inputs],
-        "counts": counts,
-        "output_sha256": sha256_file(out),
-        "argv": list(sys.argv if argv is None else argv),
-        "versions": {"sitar": version("sitar")},
-        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    write_lines_atomic(f"{out}.manifest.json", [json.dumps(manifest, indent=2) + "\n"])
+        argv=argv,
+        modules=("sitar",),
+    )
     print(f"{len(lines)} teacher lines written to {out} ({counts})")
     return 0
 
