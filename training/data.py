@@ -43,6 +43,7 @@ __all__ = [
     "read_record_file",
     "read_teacher",
     "shard_batches",
+    "teacher_line",
     "tier_only_ids",
 ]
 
@@ -171,6 +172,16 @@ GAP_THRESHOLDS = len(DEFAULT_THRESHOLDS)
 
 #: Schema of the lines of a teacher file (``python -m training.teacher``).
 TEACHER_SCHEMA = "sitar.teacher/1"
+
+
+def teacher_line(record_id: str, gap_probs: Sequence[Sequence[float]]) -> str:
+    """One line of a teacher file (what :func:`read_teacher` reads), with its newline."""
+    return (
+        json.dumps(
+            {"schema": TEACHER_SCHEMA, "id": record_id, "gap_probs": [list(g) for g in gap_probs]}
+        )
+        + "\n"
+    )
 
 
 def read_teacher(path: str | os.PathLike[str]) -> dict[str, list[list[float]]]:

@@ -59,7 +59,7 @@ from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.integrity import sha256_file
 from sitar.records import Record, read_records, write_lines_atomic, write_records
-from training.data import TEACHER_SCHEMA, read_teacher
+from training.data import read_teacher, teacher_line
 
 __all__ = [
     "MIXED_SIDES",
@@ -341,10 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.out_dir / "teacher.jsonl"
         write_lines_atomic(
             out,
-            [
-                json.dumps({"schema": TEACHER_SCHEMA, "id": rid, "gap_probs": probs}) + "\n"
-                for rid, probs in carried.items()
-            ],
+            [teacher_line(rid, probs) for rid, probs in carried.items()],
         )
         manifest = Path(f"{args.teacher}.manifest.json")
         report["teacher"] = {

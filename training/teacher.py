@@ -35,7 +35,7 @@ import numpy as np
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.records import write_lines_atomic
-from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, read_record_file
+from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, read_record_file, teacher_line
 
 __all__ = ["main", "teacher_probabilities", "write_manifest"]
 
@@ -131,11 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     probs = teacher_probabilities(
         scorer, chosen, batch_size=args.batch_size, progress="teacher targets"
     )
-    lines = [
-        json.dumps({"schema": TEACHER_SCHEMA, "id": r.id, "gap_probs": p}) + "\n"
-        for r, p in zip(chosen, probs, strict=True)
-        if p is not None
-    ]
+    lines = [teacher_line(r.id, p) for r, p in zip(chosen, probs, strict=True) if p is not None]
     counts["written"] = len(lines)
     counts["too_long"] = sum(p is None for p in probs)
     write_lines_atomic(out, lines)

@@ -18,14 +18,13 @@ Records the blend teacher leaves out (longer than its ``max_length``) get no lin
 uses their labels alone; they are counted (records that a kept file covers are not). An id named
 twice (in two kept files, or kept and blended) is an error, as is a teacher whose gap count differs
 from the record's. The output is written atomically, next to ``<out>.manifest.json`` (the inputs
-with their SHA-256, the weight, counts, versions, time). The lines are a model's outputs mixed with labels, not labels; a data
-card must say so.
+with their SHA-256, the weight, counts, versions, time). The lines are a model's outputs mixed
+with labels, not labels; a data card must say so.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,7 +32,14 @@ from pathlib import Path
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError, RecordError
 from sitar.records import write_lines_atomic
-from training.data import GAP_THRESHOLDS, TEACHER_SCHEMA, gap_step, read_record_file, read_teacher
+from training.data import (
+    GAP_THRESHOLDS,
+    TEACHER_SCHEMA,
+    gap_step,
+    read_record_file,
+    read_teacher,
+    teacher_line,
+)
 from training.teacher import write_manifest
 
 __all__ = ["blend_with_labels", "main"]
@@ -60,10 +66,6 @@ def blend_with_labels(
             ]
         )
     return out
-
-
-def _line(rid: str, probs: list[list[float]]) -> str:
-    return json.dumps({"schema": TEACHER_SCHEMA, "id": rid, "gap_probs": probs}) + "\n"
 
 
 def _blended_lines(
@@ -93,7 +95,7 @@ def _blended_lines(
             except InputError as e:
                 raise RecordError(f"{path}: record {record.id!r}: {e}") from e
             seen.add(record.id)
-            lines.append(_line(record.id, mixed))
+            lines.append(teacher_line(record.id, mixed))
     counts["blended"] = len(lines)
     return lines
 
@@ -130,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if rid in seen:
                 raise RecordError(f"{path}: record {rid!r} already has a teacher line")
             seen.add(rid)
-            lines.append(_line(rid, probs))
+            lines.append(teacher_line(rid, probs))
     counts["kept"] = len(lines)
     if args.blend is not None:
         lines += _blended_lines(
