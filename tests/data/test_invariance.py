@@ -47,9 +47,18 @@ def test_format_pairs_make_no_gap_when_normalised(report) -> None:
 
 
 def test_flips_floor(report) -> None:
-    # v5: 0.741 either way (normalisation never erases a flip); a model that gets worse fails
+    # v5: 0.721 either way on suite version 2 (0.741 on version 1; normalisation never erases a
+    # flip); a model that gets worse fails
+    assert report["normalized"]["suite_version"] == 2
     assert report["normalized"]["flips_in_band"] >= 0.70
     assert report["given"]["flips_in_band"] >= 0.70
+
+
+def test_slips_ceiling(report) -> None:
+    # recoverable recognizer slips (expected T0, reported, not gated): v5 over-calls them, 0.864
+    # of them in the T2 band normalised and 0.909 as given; a model that over-calls more fails
+    assert report["normalized"]["slips_t2"] <= 0.90
+    assert report["given"]["slips_t2"] <= 0.95
 
 
 def test_dev_set_in_three_forms_floor(report) -> None:

@@ -1,0 +1,97 @@
+"""Suite version 2 from version 1 and two blind re-reads (``README.md`` in this folder).
+
+Reads ``flips_v1.jsonl`` (the flips as first written), ``read_A.csv`` and ``read_B.csv`` (two
+readers' tiers, each on its own shuffled sheet; ``key.json`` maps a sheet item to its suite id)
+and writes ``../flips.jsonl`` and ``../slips.jsonl``. The rule:
+
+* both readers give the same tier: that tier;
+* they differ: version 1's tier when one of them gave it, else the reader's tier nearer to it;
+* a final tier T0 moves the item to ``slips.jsonl`` (recoverable slips, expected T0, ids
+  ``slip-NNN`` in version 1's order); T1 and T2 stay in ``flips.jsonl``.
+
+A changed item's reason is the reason of a reader who gave the final tier. Rerunning it on the
+committed inputs reproduces the committed files (``tests/data/test_invariance_reread.py``).
+
+    python benchmarks/invariance/reread/apply.py [--check]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TIERS = ("T0", "T1", "T2")
+
+
+def reads() -> dict[str, dict[str, tuple[str, str]]]:
+    """suite id -> reader ("A"/"B") -> (tier, reason)."""
+    key = json.loads((HERE / "key.json").read_text(encoding="utf-8"))
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for reader in ("A", "B"):
+        with open(HERE / f"read_{reader}.csv", encoding="utf-8", newline="") as f:
+            for row in csv.DictReader(f):
+                if row["tier"] not in TIERS:
+                    raise ValueError(f"read_{reader}.csv {row['item']}: tier {row['tier']!r}")
+                out.setdefault(key[row["item"]], {})[reader] = (row["tier"], row["reason"])
+    return out
+
+
+def final_tier(v1: str, a: str, b: str) -> str:
+    if a == b:
+        return a
+    if v1 in (a, b):
+        return v1
+    return min((a, b), key=lambda t: abs(TIERS.index(t) - TIERS.index(v1)))
+
+
+def build() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    items = [
+        json.loads(line)
+        for line in (HERE / "flips_v1.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    read = reads()
+    if set(read) != {i["id"] for i in items} or any(len(r) != 2 for r in read.values()):
+        raise ValueError("every version-1 item needs exactly one tier from each reader")
+    flips, slips = [], []
+    for item in items:
+        r = read[item["id"]]
+        tier = final_tier(item["expected"], r["A"][0], r["B"][0])
+        out = dict(item)
+        if tier != item["expected"]:
+            reader = "A" if r["A"][0] == tier else "B"
+            out["expected"] = tier
+            out["reason"] = f"re-read: {r[reader][1]}"
+        if tier == "T0":
+            out["id"] = f"slip-{len(slips) + 1:03d}"
+            slips.append(out)
+        else:
+            flips.append(out)
+    return flips, slips
+
+
+def render(rows: list[dict[str, str]]) -> str:
+    fields = ("id", "category", "reference", "hypothesis", "expected", "reason")
+    return "".join(json.dumps({f: r[f] for f in fields}, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main(argv: list[str]) -> int:
+    flips, slips = build()
+    outputs = {
+        HERE.parent / "flips.jsonl": render(flips),
+        HERE.parent / "slips.jsonl": render(slips),
+    }
+    if "--check" in argv:
+        stale = [p.name for p, text in outputs.items() if p.read_text(encoding="utf-8") != text]
+        print("stale: " + ", ".join(stale) if stale else "up to date")
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
+    print(f"{len(flips)} flips, {len(slips)} slips")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,52 @@
+"""Suite version 2 of the invariance suite is what its re-read and rule make (benchmarks/invariance/reread)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from benchmarks.invariance import SUITE_VERSION, load_suite
+
+READ = Path(__file__).resolve().parents[2] / "benchmarks/invariance/reread/apply.py"
+
+
+def _apply():
+    spec = importlib.util.spec_from_file_location("reread_apply", READ)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_flips_and_slips_are_the_rule_applied_to_the_reads() -> None:
+    apply = _apply()
+    flips, slips = apply.build()
+    assert SUITE_VERSION == 2
+    assert [i.id for i in load_suite("flips")] == [r["id"] for r in flips]
+    assert [i.expected for i in load_suite("flips")] == [r["expected"] for r in flips]
+    assert [(i.reference, i.hypothesis) for i in load_suite("slips")] == [
+        (r["reference"], r["hypothesis"]) for r in slips
+    ]
+    assert apply.main(["--check"]) == 0
+
+
+def test_the_disagreement_rule() -> None:
+    final = _apply().final_tier
+    assert final("T2", "T0", "T0") == "T0"  # the readers agree: their tier
+    assert final("T2", "T1", "T2") == "T2"  # they differ, one gave version 1's tier: kept
+    assert final("T2", "T0", "T1") == "T1"  # neither did: the nearer to version 1's
+    assert final("T0", "T1", "T2") == "T1"
+
+
+def test_slips_are_recognizer_form_and_keep_a_gap() -> None:
+    from sitar import segment
+    from sitar.normalize import normalize_pair
+
+    slips = load_suite("slips")
+    assert len(slips) == 22 and all(i.expected == "T0" for i in slips)
+    for item in slips:
+        assert (
+            item.reference == item.reference.lower() and item.hypothesis == item.hypothesis.lower()
+        )
+        pair = normalize_pair(item.reference, item.hypothesis)
+        assert segment(*pair.texts).gaps, item.id
