@@ -73,6 +73,10 @@ def inv(d: dict) -> dict[str, float]:
         "format_pairs_t0_pct": round(100 * i["format_t0"], 1),
         "flips_in_band_pct": round(100 * i["flips_in_band"], 1),
     }
+    if "suite_version" in i:  # version 2 on (benchmarks/invariance/reread/): slips reported
+        out["suite_version"] = i["suite_version"]
+        out["slips_t0_pct"] = round(100 * i["slips_t0"], 1)
+        out["slips_t2_pct"] = round(100 * i["slips_t2"], 1)
     for form in ("written", "stripped", "mixed"):
         for m in ("pairwise", "spearman", "moved_share", "max_move"):
             out[f"dev_{form}_{m}"] = round(dv[form][m], 4)
