@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from benchmarks.invariance import SUITE_VERSION, load_suite
-
-READ = Path(__file__).resolve().parents[2] / "benchmarks/invariance/reread/apply.py"
-
-
-def _apply():
-    spec = importlib.util.spec_from_file_location("reread_apply", READ)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmarks.invariance.reread import apply
 
 
 def test_committed_flips_and_slips_are_the_rule_applied_to_the_reads() -> None:
-    apply = _apply()
     flips, slips = apply.build()
     assert SUITE_VERSION == 2
     assert [i.id for i in load_suite("flips")] == [r["id"] for r in flips]
@@ -31,7 +18,7 @@ def test_committed_flips_and_slips_are_the_rule_applied_to_the_reads() -> None:
 
 
 def test_the_disagreement_rule() -> None:
-    final = _apply().final_tier
+    final = apply.final_tier
     assert final("T2", "T0", "T0") == "T0"  # the readers agree: their tier
     assert final("T2", "T1", "T2") == "T2"  # they differ, one gave version 1's tier: kept
     assert final("T2", "T0", "T1") == "T1"  # neither did: the nearer to version 1's

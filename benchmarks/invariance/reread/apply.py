@@ -12,15 +12,17 @@ and writes ``../flips.jsonl`` and ``../slips.jsonl``. The rule:
 A changed item's reason is the reason of a reader who gave the final tier. Rerunning it on the
 committed inputs reproduces the committed files (``tests/data/test_invariance_reread.py``).
 
-    python benchmarks/invariance/reread/apply.py [--check]
+    python -m benchmarks.invariance.reread.apply [--check]
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
+
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 TIERS = ("T0", "T1", "T2")
@@ -34,7 +36,7 @@ def reads() -> dict[str, dict[str, tuple[str, str]]]:
         with open(HERE / f"read_{reader}.csv", encoding="utf-8", newline="") as f:
             for row in csv.DictReader(f):
                 if row["tier"] not in TIERS:
-                    raise ValueError(f"read_{reader}.csv {row['item']}: tier {row['tier']!r}")
+                    raise InputError(f"read_{reader}.csv {row['item']}: tier {row['tier']!r}")
                 out.setdefault(key[row["item"]], {})[reader] = (row["tier"], row["reason"])
     return out
 
@@ -54,8 +56,9 @@ def build() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     ]
     read = reads()
     if set(read) != {i["id"] for i in items} or any(len(r) != 2 for r in read.values()):
-        raise ValueError("every version-1 item needs exactly one tier from each reader")
-    flips, slips = [], []
+        raise InputError("every version-1 item needs exactly one tier from each reader")
+    flips: list[dict[str, str]] = []
+    slips: list[dict[str, str]] = []
     for item in items:
         r = read[item["id"]]
         tier = final_tier(item["expected"], r["A"][0], r["B"][0])
@@ -77,13 +80,20 @@ def render(rows: list[dict[str, str]]) -> str:
     return "".join(json.dumps({f: r[f] for f in fields}, ensure_ascii=False) + "\n" for r in rows)
 
 
-def main(argv: list[str]) -> int:
+@tool_main("python -m benchmarks.invariance.reread.apply")
+def main(argv: list[str] | None = None) -> int:
+    p = ArgumentParser(
+        prog="python -m benchmarks.invariance.reread.apply",
+        description="Write the suite's flips.jsonl and slips.jsonl from version 1 and the reads.",
+    )
+    p.add_argument("--check", action="store_true", help="only say whether the files are stale")
+    args = p.parse_args(argv)
     flips, slips = build()
     outputs = {
         HERE.parent / "flips.jsonl": render(flips),
         HERE.parent / "slips.jsonl": render(slips),
     }
-    if "--check" in argv:
+    if args.check:
         stale = [p.name for p, text in outputs.items() if p.read_text(encoding="utf-8") != text]
         print("stale: " + ", ".join(stale) if stale else "up to date")
         return 1 if stale else 0
@@ -94,4 +104,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main())
