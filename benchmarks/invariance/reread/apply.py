@@ -21,6 +21,7 @@ import csv
 import json
 from pathlib import Path
 
+from benchmarks.invariance import _FIELDS
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 
@@ -76,8 +77,7 @@ def build() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 
 
 def render(rows: list[dict[str, str]]) -> str:
-    fields = ("id", "category", "reference", "hypothesis", "expected", "reason")
-    return "".join(json.dumps({f: r[f] for f in fields}, ensure_ascii=False) + "\n" for r in rows)
+    return "".join(json.dumps({f: r[f] for f in _FIELDS}, ensure_ascii=False) + "\n" for r in rows)
 
 
 @tool_main("python -m benchmarks.invariance.reread.apply")
