@@ -61,6 +61,11 @@ class TrainConfig:
     #: splitting its file); profiles not named are used once. Empty: no effect (and left out of
     #: the config's dict and hash, which stay as before the option existed).
     profile_repeat: dict[str, int] = field(default_factory=dict)
+    #: Synthetic edit operators (``provenance.edits[].op`` of an edit that made a gap) whose
+    #: records are left out of every split, e.g. the sound-alike families whose literal-token
+    #: tiers contradict rubric asr-v2 [C]. A named operator that no record has is an error.
+    #: Empty: no effect (and left out of the config's dict and hash).
+    drop_ops: tuple[str, ...] = ()
     #: Files whose gaps train the gap head on their *tier* only (one flag per ``data`` file): for
     #: their training records, the two thresholds inside a gap's tier (T0 / T0+; T1− / T1 / T1+;
     #: T2− / T2) carry no loss, so the direction inside the tier comes from the other files (e.g.
@@ -184,6 +189,11 @@ class TrainConfig:
         ):
             raise bad("profile_repeat", "a mapping of profile name to a positive integer")
         object.__setattr__(self, "profile_repeat", dict(self.profile_repeat))
+        if not isinstance(self.drop_ops, (list, tuple)) or not all(
+            isinstance(op, str) and op for op in self.drop_ops
+        ):
+            raise bad("drop_ops", "a list of operator names")
+        object.__setattr__(self, "drop_ops", tuple(self.drop_ops))
         for key in ("max_length", "batch_size", "grad_accum_steps", "eval_batch_size", "max_steps"):
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -263,6 +273,10 @@ class TrainConfig:
             out["profile_repeat"] = dict(sorted(self.profile_repeat.items()))
         else:
             del out["profile_repeat"]  # configs without it keep their hash
+        if self.drop_ops:
+            out["drop_ops"] = list(self.drop_ops)
+        else:
+            del out["drop_ops"]  # likewise
         if not self.teacher:
             del out["teacher"], out["teacher_weight"]  # likewise
         if self.normalize == "none":

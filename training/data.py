@@ -85,13 +85,17 @@ def load_splits(
     *,
     train_split: str = "train",
     profile_repeat: Mapping[str, int] | None = None,
+    drop_ops: Sequence[str] = (),
+    dropped: dict[str, int] | None = None,
 ) -> dict[str, list[Record]]:
     """Records of all files grouped by their ``split``; ids must be unique across files. With
     ``repeat`` (one count per file) the ``train_split`` records of file ``i`` appear
     ``repeat[i]`` times (oversampling); with ``profile_repeat`` a training record whose
     ``provenance.profile`` is named there appears that many times more (the two multiply);
     other splits appear once. A named profile that no training record has is an error (a typo
-    would otherwise upweight nothing)."""
+    would otherwise upweight nothing). A record with an edit of an operator in ``drop_ops``
+    (:func:`edit_ops`) is left out of every split; ``dropped``, when given, receives the count
+    per split, and a named operator that no record has is an error."""
     if not files:
         raise InputError("no record files given; set `data` in the config to JSONL/Parquet files")
     if repeat and len(repeat) != len(files):
@@ -100,6 +104,8 @@ def load_splits(
     where_seen: dict[str, str] = {}
     by_profile = dict(profile_repeat or {})
     found: set[str] = set()
+    drop = frozenset(drop_ops)
+    ops_seen: set[str] = set()
     for k, path in enumerate(files):
         times = repeat[k] if repeat else 1
         for record in read_record_file(path):
@@ -113,6 +119,13 @@ def load_splits(
                     f"{path}: record {record.id!r} has no split; training needs train/validation/"
                     "test assignments (SPEC §6, grouped by reference)"
                 )
+            if drop:
+                hit = drop & edit_ops(record)
+                if hit:
+                    ops_seen |= hit
+                    if dropped is not None:
+                        dropped[record.split] = dropped.get(record.split, 0) + 1
+                    continue
             copies = times if record.split == train_split else 1
             if by_profile and record.split == train_split:
                 profile = record.provenance.get("profile")
@@ -126,7 +139,23 @@ def load_splits(
             f"profile_repeat names {missing}, but no {train_split!r} record has that "
             "provenance.profile"
         )
+    unseen = sorted(drop - ops_seen)
+    if unseen:
+        raise InputError(f"drop_ops names {unseen}, but no record has an edit of that operator")
     return splits
+
+
+def edit_ops(record: Record) -> frozenset[str]:
+    """The synthetic operators (``provenance.edits[].op``) of the record's edits that made a gap
+    (an edit whose ``gaps`` list is empty, such as a case change, left nothing to learn from)."""
+    edits = record.provenance.get("edits")
+    if not isinstance(edits, list):
+        return frozenset()
+    return frozenset(
+        e["op"]
+        for e in edits
+        if isinstance(e, Mapping) and isinstance(e.get("op"), str) and e.get("gaps")
+    )
 
 
 def tier_only_ids(

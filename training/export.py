@@ -82,7 +82,7 @@ def export_run(
     config = load_config(run_dir / CONFIG_FILE)
     model = load_regressor(run_dir / "best")
     tokenizer = load_tokenizer(run_dir / "tokenizer.json")
-    splits = load_splits(config.data)
+    splits = load_splits(config.data, drop_ops=config.drop_ops)
     split = parity_split or config.eval_split
     if split not in splits:
         raise InputError(f"no records with split {split!r} for the parity check")

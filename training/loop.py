@@ -474,12 +474,17 @@ def train(
         from sitar.encoding import GapMarkers
 
         GapMarkers.add_to(tokenizer)
+    dropped: dict[str, int] = {}
     splits = load_splits(
         config.data,
         config.data_repeat,
         train_split=config.train_split,
         profile_repeat=config.profile_repeat,
+        drop_ops=config.drop_ops,
+        dropped=dropped,
     )
+    if config.drop_ops:
+        log.info("drop_ops %s left out %s records", list(config.drop_ops), dropped)
     check_normal_form(splits, config.normalize)
     if config.train_split not in splits:
         raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
@@ -549,6 +554,11 @@ def train(
                     else {}
                 ),
                 **({"tier_only": {"training_records": len(tier_ids)}} if config.tier_only else {}),
+                **(
+                    {"drop_ops": {"ops": list(config.drop_ops), "records_left_out": dropped}}
+                    if config.drop_ops
+                    else {}
+                ),
             },
         )
         for name, part in (("train", train_data), ("validation", eval_data)):

@@ -190,3 +190,44 @@ def test_profile_repeat_upweights_one_profile_of_the_training_records(tmp_path):
     for bad in ("{quantifier: 0}", "{quantifier: true}", "[quantifier]", "{'': 2}"):
         with pytest.raises(InputError, match="profile_repeat"):
             load_config(None, [f"data=[{data}]", f"profile_repeat={bad}"])
+
+
+def test_drop_ops_leaves_out_records_of_the_named_operators_in_every_split(tmp_path):
+    from training.config import load_config
+    from training.data import edit_ops
+
+    def with_edits(records, *ops):
+        edits = [{"op": op, "gaps": [0], "tier": 2} for op in ops]
+        edits.append({"op": "case", "gaps": [], "tier": 0})  # made no gap: never counts
+        return [{**r, "provenance": {**r.get("provenance", {}), "edits": edits}} for r in records]
+
+    data = _write_jsonl(
+        tmp_path / "mixed.jsonl",
+        with_edits(synthetic_records(3, seed=1, split="train"), "value_change")
+        + with_edits(
+            synthetic_records(2, seed=2, split="train", id_prefix="p"),
+            "filler_insert",
+            "phonetic_outcome",
+        )
+        + with_edits(
+            synthetic_records(2, seed=3, split="validation", id_prefix="v"), "phonetic_outcome"
+        )
+        + with_edits(synthetic_records(1, seed=4, split="validation", id_prefix="w"), "antonym"),
+    )
+    dropped: dict[str, int] = {}
+    splits = load_splits([data], [2], drop_ops=["phonetic_outcome"], dropped=dropped)
+    assert dropped == {"train": 2, "validation": 2}
+    assert len(splits["train"]) == 3 * 2 and len(splits["validation"]) == 1
+    assert not any(r.id.startswith(("p-", "v-")) for s in splits.values() for r in s)
+    assert edit_ops(splits["validation"][0]) == {"antonym"}
+    assert len(load_splits([data])["train"]) == 5  # without drop_ops nothing is left out
+    with pytest.raises(InputError, match="drop_ops names \\['case'\\]"):
+        load_splits([data], drop_ops=["case"])  # its edits made no gap: a typo-like no-op
+    config = load_config(None, [f"data=[{data}]", "drop_ops=[phonetic_outcome]"])
+    assert config.drop_ops == ("phonetic_outcome",)
+    assert config.to_dict()["drop_ops"] == ["phonetic_outcome"]
+    plain = load_config(None, [f"data=[{data}]"])
+    assert "drop_ops" not in plain.to_dict() and plain.hash() != config.hash()
+    for bad in ("phonetic_outcome", "[1]", "['']", "3"):
+        with pytest.raises(InputError, match="drop_ops"):
+            load_config(None, [f"data=[{data}]", f"drop_ops={bad}"])
