@@ -10,19 +10,21 @@ have the columns of the recognizer labelling sheets; each sheet's key (row -> op
 tier and direction, and every record and gap index the row stands for) is written apart, under
 ``keys/``, and is never shown to a reader.
 
-    python annotation/synth/reread/make_sheets.py RECORDS --first-sheet 1 --sheets 8 \
-        [--exclude KEY.json ...]
+    python -m annotation.synth.reread.make_sheets RECORDS --first-sheet 1 --sheets 8 \
+        [--exclude KEY.json ...] [--out DIR]
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import random
 import re
 from collections import defaultdict
 from pathlib import Path
+
+from sitar._main import ArgumentParser, tool_main
+from sitar.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 SOUNDALIKE = ("phonetic_outcome", "inform_phonetic", "direction_neighbour", "contrast_neighbour")
@@ -79,8 +81,12 @@ def gaps_of(records_path: str) -> dict[tuple[str, str, str, int], dict]:
     return found
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+@tool_main("python -m annotation.synth.reread.make_sheets")
+def main(argv: list[str] | None = None) -> int:
+    ap = ArgumentParser(
+        prog="python -m annotation.synth.reread.make_sheets",
+        description="Blank sheets for re-reading planned T1/T2 synthetic gaps (README.md).",
+    )
     ap.add_argument("records")
     ap.add_argument("--first-sheet", type=int, required=True)
     ap.add_argument("--sheets", type=int, required=True)
@@ -88,7 +94,13 @@ def main() -> None:
     ap.add_argument("--soundalike", type=int, default=200)
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--exclude", nargs="*", default=[], help="earlier keys whose gaps to skip")
-    args = ap.parse_args()
+    ap.add_argument("--out", default=str(HERE), help="folder for sheets/ and keys/ (default: here)")
+    args = ap.parse_args(argv)
+    if args.sheets < 1 or args.per_sheet < 1 or not 0 <= args.soundalike <= args.per_sheet:
+        raise InputError("--sheets and --per-sheet must be >= 1, --soundalike within 0..per-sheet")
+    if not Path(args.records).is_file():
+        raise InputError(f"{args.records}: no such record file")
+    out = Path(args.out)
     seen: set[tuple[str, str, str]] = set()
     for path in args.exclude:
         for k in json.loads(Path(path).read_text(encoding="utf-8"))["rows"].values():
@@ -102,15 +114,15 @@ def main() -> None:
     for pool in pools.values():
         pool.sort(key=lambda r: (r["occurs"][0][0], r["marked_reference"]))
         rng.shuffle(pool)
-    (HERE / "sheets").mkdir(exist_ok=True)
-    (HERE / "keys").mkdir(exist_ok=True)
+    (out / "sheets").mkdir(parents=True, exist_ok=True)
+    (out / "keys").mkdir(parents=True, exist_ok=True)
     for s in range(args.first_sheet, args.first_sheet + args.sheets):
         rows = [pools[True].pop() for _ in range(min(args.soundalike, len(pools[True])))]
         rest = args.per_sheet - len(rows)
         rows += [pools[False].pop() for _ in range(min(rest, len(pools[False])))]
         rng.shuffle(rows)
         key = {}
-        with (HERE / "sheets" / f"synth-sheet-{s:02d}.csv").open(
+        with (out / "sheets" / f"synth-sheet-{s:02d}.csv").open(
             "w", encoding="utf-8", newline=""
         ) as fh:
             w = csv.DictWriter(fh, fieldnames=COLUMNS)
@@ -123,13 +135,14 @@ def main() -> None:
                               "gap_reference_text", "gap_hypothesis_text")
                 }  # fmt: skip
                 w.writerow({"row": rid, **{c: r[c] for c in COLUMNS[1:7]}})
-        (HERE / "keys" / f"synth-sheet-{s:02d}.json").write_text(
+        (out / "keys" / f"synth-sheet-{s:02d}.json").write_text(
             json.dumps({"source": args.records, "seed": args.seed, "rows": key}, indent=1) + "\n",
             encoding="utf-8",
         )
         print(f"sheet {s:02d}: {len(rows)} rows")
     print(f"left: {len(pools[True])} sound-alike, {len(pools[False])} other gaps")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
