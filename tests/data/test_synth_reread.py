@@ -88,3 +88,28 @@ def test_bad_arguments_exit_with_a_message(tmp_path, sizes, capsys):
     argv = [str(records), "--first-sheet", "1", "--per-sheet", "5", *sizes]
     assert main([*argv, "--out", str(tmp_path)]) == 2
     assert "error" in capsys.readouterr().err.lower()
+
+
+def test_every_committed_read_is_complete_and_keeps_its_blank_sheet():
+    """Each filled sheet under reads/ has its blank sheet's rows, order and text, and a valid
+    tier (and direction) on every row; each blank sheet has its key."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[2] / "annotation" / "synth" / "reread"
+    reads = sorted((here / "reads").glob("synth-sheet-*.*.csv"))
+    assert reads, "no reads committed"
+    for path in reads:
+        sheet = path.name.split(".")[0]
+        with (here / "sheets" / f"{sheet}.csv").open(encoding="utf-8", newline="") as fh:
+            blank = list(csv.DictReader(fh))
+        with path.open(encoding="utf-8", newline="") as fh:
+            filled = list(csv.DictReader(fh))
+        key = json.loads((here / "keys" / f"{sheet}.json").read_text(encoding="utf-8"))["rows"]
+        assert [r["row"] for r in filled] == [r["row"] for r in blank] and set(key) == {
+            r["row"] for r in blank
+        }, path.name
+        for b, f in zip(blank, filled, strict=True):
+            assert {c: f[c] for c in COLUMNS[:7]} == {c: b[c] for c in COLUMNS[:7]}, f["row"]
+            assert f["tier"] in ("T0", "T1", "T2"), f["row"]
+            assert f["direction"] in ("", "+", "-"), f["row"]
+            assert (f["tier"], f["direction"]) not in (("T2", "+"), ("T0", "-")), f["row"]
