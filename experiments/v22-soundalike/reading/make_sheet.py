@@ -16,9 +16,12 @@ from __future__ import annotations
 import csv
 import json
 import random
-import re
 import sys
 from collections import defaultdict
+
+# the sheet's columns and the word comparison are the re-reading tool's (run from the repo root)
+sys.path.insert(0, ".")
+from annotation.synth.reread.make_sheets import COLUMNS, _words
 
 SEED = 31
 QUOTA = {
@@ -35,14 +38,6 @@ QUOTA = {
     "inform_drop_word": 10,
     "drop_function_word": 5,
 }
-COLUMNS = [
-    "row", "reference", "hypothesis", "gap_reference_text", "gap_hypothesis_text",
-    "marked_reference", "single_gap_hypothesis", "tier", "direction", "note",
-]  # fmt: skip
-
-
-def _words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w' ]+", " ", text.casefold()).split())
 
 
 def _gap_of(rec: dict, edit: dict) -> dict | None:
