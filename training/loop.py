@@ -423,6 +423,23 @@ def _finished_result(run_dir: Path, last_dir: Path, config: TrainConfig) -> Trai
     )
 
 
+def _fresh_accelerator_state() -> None:
+    """Start a run in a single process from a clean ``accelerate`` state.
+
+    ``accelerate`` keeps one state per process, and refuses an ``Accelerator`` whose device or
+    precision differs from the first one's, so a second ``train`` in the same process (a GPU run
+    after a CPU one, bf16 after fp32: tests, notebooks, sweeps) failed with "AcceleratorState has
+    already been initialized". A process launched by ``accelerate launch`` or ``torchrun``
+    (``WORLD_SIZE`` > 1) keeps its state: its process group belongs to the launcher."""
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        return
+    from accelerate.state import AcceleratorState, GradientState
+
+    # The reset accelerate's own test suite uses between runs (a private, stable helper).
+    AcceleratorState._reset_state(reset_partial_state=True)
+    GradientState._reset_state()
+
+
 def train(
     config: TrainConfig,
     *,
@@ -460,6 +477,7 @@ def train(
             log.info("%s is finished (step %d); nothing to resume", run_dir, finished.steps)
             return finished
 
+    _fresh_accelerator_state()
     accelerator = Accelerator(
         mixed_precision=_precision(config), cpu=config.cpu, step_scheduler_with_optimizer=False
     )
@@ -783,6 +801,12 @@ def train(
                 "torch_version": torch.__version__,
                 "precision": accelerator.mixed_precision,
                 "num_processes": accelerator.num_processes,
+                "device": accelerator.device.type,
+                "device_name": (
+                    torch.cuda.get_device_name(accelerator.device)
+                    if accelerator.device.type == "cuda"
+                    else None
+                ),
             },
         )
     accelerator.wait_for_everyone()

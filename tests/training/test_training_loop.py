@@ -34,6 +34,7 @@ def test_run_layout_and_logs(make_config):
     assert (run / "best" / "torch" / "model.safetensors").is_file()
     summary = json.loads((run / "summary.json").read_text())
     assert summary["training_config_hash"] == config.hash() and summary["precision"] == "no"
+    assert summary["device"] == "cpu" and summary["device_name"] is None
     lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [x["eval"]["step"] for x in lines if "eval" in x] == [2, 4, 6]
     assert [x["train"]["step"] for x in lines if "train" in x] == [1, 2, 3, 4, 5, 6]

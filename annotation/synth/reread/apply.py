@@ -68,7 +68,9 @@ def read_tiers(reads: Path, keys: Path) -> tuple[dict[str, dict[str, Any]], Coun
                 rid = row.get("row", "")
                 if rid not in rows:
                     raise InputError(f"{where}: row {rid!r} is not in {key_path.name}")
-                tier, direction = _parse_tier(row.get("tier") or "", where, row.get("direction") or "")
+                tier, direction = _parse_tier(
+                    row.get("tier") or "", where, row.get("direction") or ""
+                )
                 key_of[rid] = rows[rid]
                 if tier is not None:
                     labels[rid].append((m.group("reader"), tier, direction))
@@ -127,7 +129,9 @@ def apply_reads(
     if teacher is not None and not teacher.is_file():
         raise InputError(f"{teacher}: no such teacher file")
     if out.resolve() == records.resolve() or (
-        teacher is not None and teacher_out is not None and teacher_out.resolve() == teacher.resolve()
+        teacher is not None
+        and teacher_out is not None
+        and teacher_out.resolve() == teacher.resolve()
     ):
         raise InputError("the outputs must not overwrite the inputs")
     rows, counts = read_tiers(reads, keys)
@@ -157,7 +161,8 @@ def apply_reads(
                                  f"{len(rec['gaps'])}: were the keys drawn from this file?")  # fmt: skip
             g = rec["gaps"][gap]
             if (_words(g["ref_text"]), _words(g["hyp_text"])) != (
-                _words(key["gap_reference_text"]), _words(key["gap_hypothesis_text"])
+                _words(key["gap_reference_text"]),
+                _words(key["gap_hypothesis_text"]),
             ):
                 raise InputError(
                     f"{where}: gap {gap} is {g['ref_text']!r} -> {g['hyp_text']!r}, sheet row {rid} "
@@ -196,17 +201,18 @@ def apply_reads(
         "planned_to_read": dict(sorted(transitions.items())),
         "inputs": {
             "records": {"path": str(records), "sha256": sha256_file(records)},
-            **({"teacher": {"path": str(teacher), "sha256": sha256_file(teacher)}}
-               if teacher is not None else {}),  # fmt: skip
+            **(
+                {"teacher": {"path": str(teacher), "sha256": sha256_file(teacher)}}
+                if teacher is not None
+                else {}
+            ),
             "reads": {p.name: sha256_file(p) for p in sorted(reads.glob("*.csv"))},
         },
     }
     _atomic_write(out, out_lines)
     if teacher_out is not None and teacher_lines is not None:
         _atomic_write(teacher_out, teacher_lines)
-    _atomic_write(
-        out.with_name(out.name + ".summary.json"), [json.dumps(summary, indent=1) + "\n"]
-    )
+    _atomic_write(out.with_name(out.name + ".summary.json"), [json.dumps(summary, indent=1) + "\n"])
     return summary
 
 
