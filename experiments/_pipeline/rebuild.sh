@@ -50,21 +50,16 @@ build asr-w3 labels-w3 --references annotation/asr/references-w3.jsonl --systems
 build asr-w4 labels-w4 --references annotation/asr/references-w4.jsonl --systems annotation/asr/systems-w3.json
 
 # 3. the hand-labelled records, split by `split`
-if [ ! -s "$D/v13/raw/asr_test.jsonl" ]; then
-  say "3. labels-v2 records"
-  "$PY" -m annotation.asr labels "$D/asr" --labels annotation/asr/labels-v2 --records "$D/asr-v2f.jsonl"
-  split3 "$D/asr-v2f.jsonl" "$D/v13/raw/asr"
-fi
-if [ ! -s "$D/v15/raw/asr_w3_test.jsonl" ]; then
-  say "3. labels-w3 records"
-  "$PY" -m annotation.asr labels "$D/asr-w3" --labels annotation/asr/labels-w3 --records "$D/asr-w3-labels-d.jsonl"
-  split3 "$D/asr-w3-labels-d.jsonl" "$D/v15/raw/asr_w3"
-fi
-if [ ! -s "$D/v16/raw/asr_w4_test.jsonl" ]; then
-  say "3. labels-w4 records"
-  "$PY" -m annotation.asr labels "$D/asr-w4" --labels annotation/asr/labels-w4 --records "$D/asr-w4-labels-d.jsonl"
-  split3 "$D/asr-w4-labels-d.jsonl" "$D/v16/raw/asr_w4"
-fi
+records() {  # BUILD LABELS RECORDS PREFIX: the labels' records, then PREFIX_{train,validation,test}
+  if [ ! -s "$4_test.jsonl" ]; then
+    say "3. $2 records"
+    "$PY" -m annotation.asr labels "$D/$1" --labels "annotation/asr/$2" --records "$3"
+    split3 "$3" "$4"
+  fi
+}
+records asr labels-v2 "$D/asr-v2f.jsonl" "$D/v13/raw/asr"
+records asr-w3 labels-w3 "$D/asr-w3-labels-d.jsonl" "$D/v15/raw/asr_w3"
+records asr-w4 labels-w4 "$D/asr-w4-labels-d.jsonl" "$D/v16/raw/asr_w4"
 
 # 4. evaluation files in normal form version 2 (experiments/v16-fresh/README.md)
 if [ ! -s "$D/v16/nf_eval/normal_form.json" ]; then
