@@ -39,7 +39,7 @@ from pathlib import Path
 run, out, exp = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 by_step = {}
 for line in (run / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
-    row = json.loads(line)
+    row = json.loads(line).get("eval", {})  # {"train": ...} and {"eval": ...} lines
     if "gaps_spearman" in row and "step" in row:
         by_step[int(row["step"])] = row["gaps_spearman"]
 if not by_step:
