@@ -91,12 +91,13 @@ def test_bad_arguments_exit_with_a_message(tmp_path, sizes, capsys):
 
 
 def test_every_committed_read_is_complete_and_keeps_its_blank_sheet():
-    """Each filled sheet under reads/ has its blank sheet's rows, order and text, and a valid
-    tier (and direction) on every row; each blank sheet has its key."""
+    """Each filled sheet under reads/ (and each third reading of an adjudication sheet) has its
+    blank sheet's rows, order and text, and a valid tier (and direction) on every row; each row
+    has its key."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[2] / "annotation" / "synth" / "reread"
-    reads = sorted((here / "reads").glob("synth-sheet-*.*.csv"))
+    reads = sorted((here / "reads").glob("synth-*.*.csv"))
     assert reads, "no reads committed"
     for path in reads:
         sheet = path.name.split(".")[0]
@@ -104,10 +105,14 @@ def test_every_committed_read_is_complete_and_keeps_its_blank_sheet():
             blank = list(csv.DictReader(fh))
         with path.open(encoding="utf-8", newline="") as fh:
             filled = list(csv.DictReader(fh))
-        key = json.loads((here / "keys" / f"{sheet}.json").read_text(encoding="utf-8"))["rows"]
-        assert [r["row"] for r in filled] == [r["row"] for r in blank] and set(key) == {
-            r["row"] for r in blank
-        }, path.name
+        assert [r["row"] for r in filled] == [r["row"] for r in blank], path.name
+        if sheet.startswith("synth-sheet-"):
+            key = json.loads((here / "keys" / f"{sheet}.json").read_text(encoding="utf-8"))
+            assert set(key["rows"]) == {r["row"] for r in blank}, path.name
+        else:  # an adjudication sheet: rows of earlier sheets, under their own ids
+            for r in blank:
+                key = here / "keys" / f"synth-sheet-{r['row'].split('-')[0]}.json"
+                assert r["row"] in json.loads(key.read_text(encoding="utf-8"))["rows"], r["row"]
         for b, f in zip(blank, filled, strict=True):
             assert {c: f[c] for c in COLUMNS[:7]} == {c: b[c] for c in COLUMNS[:7]}, f["row"]
             assert f["tier"] in ("T0", "T1", "T2"), f["row"]

@@ -134,3 +134,45 @@ def test_bad_calls_exit_2_with_one_line(corpus, tmp_path, capsys):
     assert main([*base, "--out", str(path)]) == 2
     assert "must not overwrite" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_third_reading_on_an_adjudication_sheet_decides(corpus, tmp_path, capsys):
+    from annotation.synth.reread.adjudicate import main as adjudicate
+
+    path, keys, reads, read, _ = corpus
+    read("S1", {"01-001": ("T0", ""), "01-002": ("T2", "")})
+    read("S2", {"01-001": ("T0", ""), "01-002": ("T1", "+")})
+    sheets = tmp_path / "sheets"
+    sheets.mkdir()
+    with (sheets / "synth-sheet-01.csv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS)
+        w.writeheader()
+        for rid, ref_text, hyp_text in (("01-001", "leave", "live"), ("01-002", "mat", "map")):
+            w.writerow({"row": rid, "reference": REF, "gap_reference_text": ref_text,
+                        "gap_hypothesis_text": hyp_text})  # fmt: skip
+    base = ["--reads", str(reads), "--keys", str(keys), "--out", str(tmp_path)]
+    assert adjudicate(["--number", "1", *base]) == 0
+    with (sheets / "synth-adjudication-01.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["row"] for r in rows] == ["01-002"] and rows[0]["gap_hypothesis_text"] == "map"
+    assert not rows[0]["tier"]  # blank: the earlier tiers are not shown
+    assert adjudicate(["--number", "1", *base]) == 2  # the sheet exists
+    assert "exists" in capsys.readouterr().err
+    assert adjudicate(["--number", "2", *base]) == 0  # 01-002 is already on sheet 1
+    assert "nothing written" in capsys.readouterr().out
+    with (reads / "synth-adjudication-01.S3.csv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerow({"row": "01-002", "tier": "T1", "direction": "+"})
+    summary = apply_reads(path, tmp_path / "o.jsonl", reads=reads, keys=keys)
+    assert summary["rows_read"] == 2 and "rows_no_majority" not in summary
+    got = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert got[3]["tiers"] == [1] and got[3]["directions"] == [1]
+    assert got[3]["provenance"]["reread"][0]["readers"] == ["S1", "S2", "S3"]  # all who read it
+    # the same reader may not label a row twice
+    with (reads / "synth-adjudication-01.S2.csv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerow({"row": "01-002", "tier": "T1", "direction": ""})
+    with pytest.raises(InputError, match="labels row 01-002 a second time"):
+        apply_reads(path, tmp_path / "o2.jsonl", reads=reads, keys=keys)

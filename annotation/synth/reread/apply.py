@@ -43,37 +43,64 @@ from sitar.errors import InputError
 from sitar.integrity import sha256_file
 from sitar.targets import DEFAULT_RHO, score_from_tiers
 
-READ_FILE = re.compile(r"^synth-sheet-(?P<sheet>\d+)\.(?P<reader>[A-Za-z0-9_-]+)\.csv$")
+READ_FILE = re.compile(
+    r"^synth-(?P<kind>sheet|adjudication)-(?P<sheet>\d+)\.(?P<reader>[A-Za-z0-9_-]+)\.csv$"
+)
 
 
-def read_tiers(reads: Path, keys: Path) -> tuple[dict[str, dict[str, Any]], Counter[str]]:
-    """Sheet row -> ``{"tier", "direction", "readers", "key"}`` for every row with a majority
-    tier; the counter says how many rows were read, unread or without a majority."""
+def collect_labels(
+    reads: Path, keys: Path
+) -> tuple[dict[str, list[tuple[str, int, int]]], dict[str, dict[str, Any]]]:
+    """Every reader's label of every row (``synth-sheet-NN.READER.csv``, and the third readings
+    ``synth-adjudication-NN.READER.csv``, whose rows keep their sheet's row ids) and each row's
+    key. A reader who labels a row twice is an error."""
     files = sorted(reads.glob("*.csv"))
     if not files:
         raise InputError(f"{reads}: no read sheets (synth-sheet-NN.READER.csv)")
     labels: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
     key_of: dict[str, dict[str, Any]] = {}
+    keys_of_sheet: dict[str, dict[str, Any]] = {}
+
+    def key_rows(sheet: str, where: str) -> dict[str, Any]:
+        if sheet not in keys_of_sheet:
+            path = keys / f"synth-sheet-{sheet}.json"
+            if not path.is_file():
+                raise InputError(f"{where}: its key {path} is missing")
+            keys_of_sheet[sheet] = json.loads(path.read_text(encoding="utf-8"))["rows"]
+        return keys_of_sheet[sheet]
+
     for f in files:
         m = READ_FILE.match(f.name)
         if m is None:
-            raise InputError(f"{f}: not a read sheet name (synth-sheet-NN.READER.csv)")
-        key_path = keys / f"synth-sheet-{m.group('sheet')}.json"
-        if not key_path.is_file():
-            raise InputError(f"{f}: its key {key_path} is missing")
-        rows = json.loads(key_path.read_text(encoding="utf-8"))["rows"]
+            raise InputError(
+                f"{f}: not a read sheet name (synth-sheet-NN.READER.csv or "
+                "synth-adjudication-NN.READER.csv)"
+            )
+        reader = m.group("reader")
         with f.open(encoding="utf-8", newline="") as fh:
             for lineno, row in enumerate(csv.DictReader(fh), start=2):
                 where = f"{f}:{lineno}"
                 rid = row.get("row", "")
+                sheet = m.group("sheet") if m.group("kind") == "sheet" else rid.split("-")[0]
+                rows = key_rows(sheet, where)
                 if rid not in rows:
-                    raise InputError(f"{where}: row {rid!r} is not in {key_path.name}")
+                    raise InputError(f"{where}: row {rid!r} is not in synth-sheet-{sheet}.json")
                 tier, direction = _parse_tier(
                     row.get("tier") or "", where, row.get("direction") or ""
                 )
                 key_of[rid] = rows[rid]
-                if tier is not None:
-                    labels[rid].append((m.group("reader"), tier, direction))
+                if tier is None:
+                    continue
+                if any(r == reader for r, _, _ in labels[rid]):
+                    raise InputError(f"{where}: reader {reader} labels row {rid} a second time")
+                labels[rid].append((reader, tier, direction))
+    return labels, key_of
+
+
+def read_tiers(reads: Path, keys: Path) -> tuple[dict[str, dict[str, Any]], Counter[str]]:
+    """Sheet row -> ``{"tier", "direction", "readers", "key"}`` for every row with a majority
+    tier; the counter says how many rows were read, unread or without a majority."""
+    labels, key_of = collect_labels(reads, keys)
     counts: Counter[str] = Counter()
     out: dict[str, dict[str, Any]] = {}
     for rid, key in key_of.items():
@@ -96,6 +123,17 @@ def read_tiers(reads: Path, keys: Path) -> tuple[dict[str, dict[str, Any]], Coun
         }
         counts["rows_read"] += 1
     return out, counts
+
+
+def no_majority_rows(reads: Path, keys: Path) -> list[str]:
+    """The rows whose readers have no majority tier (two readers who disagree), sorted."""
+    labels, _ = collect_labels(reads, keys)
+    out = []
+    for rid, given in labels.items():
+        _, n = Counter(t for _, t, _ in given).most_common(1)[0]
+        if n * 2 <= len(given):
+            out.append(rid)
+    return sorted(out)
 
 
 def _atomic_write(path: Path, lines: list[str]) -> None:
