@@ -331,17 +331,27 @@ def _decide(
     directions = []
     n = len(per_sheet)
     for gid in ids:
-        votes = Counter(per_gap[gid][0] for per_gap in per_sheet.values())
-        tier, count = votes.most_common(1)[0]
-        if count * 2 <= n:
-            return "no_majority", f"{gid}: labels {dict(votes)} from {n} sheets", [], []
-        tiers.append(int(tier))  # type: ignore[arg-type]
-        d_votes = Counter(
-            per_gap[gid][3] for per_gap in per_sheet.values() if per_gap[gid][0] == tier
-        )
-        d, d_count = d_votes.most_common(1)[0]
-        directions.append(d if d_count * 2 > count else 0)
+        labels = [(per_gap[gid][0], per_gap[gid][3]) for per_gap in per_sheet.values()]
+        decided = majority_label(labels)  # type: ignore[arg-type]
+        if decided is None:
+            votes = dict(Counter(t for t, _ in labels))
+            return "no_majority", f"{gid}: labels {votes} from {n} sheets", [], []
+        tiers.append(decided[0])
+        directions.append(decided[1])
     return None, "", tiers, directions
+
+
+def majority_label(labels: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """The readers' ``(tier, direction)`` from their labels: the tier given by more than half of
+    them, with the direction given by more than half of the readers of that tier (else 0, a clear
+    case); ``None`` when no tier has more than half (also for no labels)."""
+    if not labels:
+        return None
+    tier, count = Counter(t for t, _ in labels).most_common(1)[0]
+    if count * 2 <= len(labels):
+        return None
+    d, d_count = Counter(d for t, d in labels if t == tier).most_common(1)[0]
+    return int(tier), (d if d_count * 2 > count else 0)
 
 
 def cohen_kappa(matrix: Sequence[Sequence[int]]) -> tuple[float, float]:

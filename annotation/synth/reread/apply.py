@@ -29,18 +29,17 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from annotation.sheets import _parse_tier
+from annotation.sheets import _parse_tier, majority_label
 from annotation.synth.reread.make_sheets import HERE, _words
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.integrity import sha256_file
+from sitar.outputs import open_output
 from sitar.targets import DEFAULT_RHO, score_from_tiers
 
 READ_FILE = re.compile(
@@ -108,16 +107,13 @@ def read_tiers(reads: Path, keys: Path) -> tuple[dict[str, dict[str, Any]], Coun
         if not given:
             counts["rows_unread"] += 1
             continue
-        votes = Counter(t for _, t, _ in given)
-        tier, n = votes.most_common(1)[0]
-        if n * 2 <= len(given):
+        decided = majority_label([(t, d) for _, t, d in given])
+        if decided is None:
             counts["rows_no_majority"] += 1
             continue
-        d_votes = Counter(d for _, t, d in given if t == tier)
-        d, d_n = d_votes.most_common(1)[0]
         out[rid] = {
-            "tier": tier,
-            "direction": d if d_n * 2 > n else 0,
+            "tier": decided[0],
+            "direction": decided[1],
             "readers": sorted(r for r, _, _ in given),
             "key": key,
         }
@@ -128,26 +124,17 @@ def read_tiers(reads: Path, keys: Path) -> tuple[dict[str, dict[str, Any]], Coun
 def no_majority_rows(reads: Path, keys: Path) -> list[str]:
     """The rows whose readers have no majority tier (two readers who disagree), sorted."""
     labels, _ = collect_labels(reads, keys)
-    out = []
-    for rid, given in labels.items():
-        _, n = Counter(t for _, t, _ in given).most_common(1)[0]
-        if n * 2 <= len(given):
-            out.append(rid)
-    return sorted(out)
+    return sorted(
+        rid
+        for rid, given in labels.items()
+        if majority_label([(t, d) for _, t, d in given]) is None
+    )
 
 
-def _atomic_write(path: Path, lines: list[str]) -> None:
+def _write(path: Path, lines: list[str], inputs: list[Path]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.writelines(lines)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with open_output(path, inputs=inputs, flag=str(path)) as fh:
+        fh.writelines(lines)
 
 
 def apply_reads(
@@ -247,10 +234,13 @@ def apply_reads(
             "reads": {p.name: sha256_file(p) for p in sorted(reads.glob("*.csv"))},
         },
     }
-    _atomic_write(out, out_lines)
+    inputs = [records, *([teacher] if teacher is not None else [])]
+    _write(out, out_lines, inputs)
     if teacher_out is not None and teacher_lines is not None:
-        _atomic_write(teacher_out, teacher_lines)
-    _atomic_write(out.with_name(out.name + ".summary.json"), [json.dumps(summary, indent=1) + "\n"])
+        _write(teacher_out, teacher_lines, inputs)
+    _write(
+        out.with_name(out.name + ".summary.json"), [json.dumps(summary, indent=1) + "\n"], inputs
+    )
     return summary
 
 
