@@ -22,7 +22,7 @@ The keys must have been drawn from RECORDS (the same ids and gap texts): any occ
 record is missing or whose gap texts differ is an error, and nothing is written. Rows that no
 reader filled, or on which the readers have no majority, change nothing and are counted. A
 summary (counts and the planned -> read tier table) is printed and written beside OUT as
-``OUT.summary.json``, with the SHA-256 of every input.
+``OUT.summary.json``, with the SHA-256 of every input, the command line and the sitar version.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from typing import Any
 from annotation.sheets import _parse_tier, majority_label
 from annotation.synth.reread.make_sheets import HERE, _words
 from sitar._main import ArgumentParser, tool_main
+from sitar._version import __version__
 from sitar.errors import InputError
 from sitar.integrity import sha256_file
 from sitar.outputs import open_output
@@ -224,6 +226,8 @@ def apply_reads(
         "records_changed": len(changed),
         "gaps_changed": sum(transitions.values()),
         "planned_to_read": dict(sorted(transitions.items())),
+        "argv": list(sys.argv),
+        "sitar_version": __version__,
         "inputs": {
             "records": {"path": str(records), "sha256": sha256_file(records)},
             **(
@@ -262,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         teacher=args.teacher, teacher_out=args.teacher_out,
     )  # fmt: skip
     for k, v in summary.items():
-        if k != "inputs":
+        if k not in ("inputs", "argv", "sitar_version"):
             print(f"{k}: {v}")
     return 0
 
