@@ -90,13 +90,15 @@ def test_bad_arguments_exit_with_a_message(tmp_path, sizes, capsys):
     assert "error" in capsys.readouterr().err.lower()
 
 
-def test_every_committed_read_is_complete_and_keeps_its_blank_sheet():
+@pytest.mark.parametrize("folder", ["", "validation"])
+def test_every_committed_read_is_complete_and_keeps_its_blank_sheet(folder):
     """Each filled sheet under reads/ (and each third reading of an adjudication sheet) has its
     blank sheet's rows, order and text, and a valid tier (and direction) on every row; each row
-    has its key."""
+    has its key. ``validation/`` holds the sheets of the synthetic validation file, read the
+    same way."""
     from pathlib import Path
 
-    here = Path(__file__).resolve().parents[2] / "annotation" / "synth" / "reread"
+    here = Path(__file__).resolve().parents[2] / "annotation" / "synth" / "reread" / folder
     reads = sorted((here / "reads").glob("synth-*.*.csv"))
     assert reads, "no reads committed"
     for path in reads:
