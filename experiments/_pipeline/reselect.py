@@ -72,9 +72,13 @@ def _scorer(run: Path, files: list[str]):
         m = _load_step_weights(model, _eval_weights(run, step))
         logits: dict[int, np.ndarray] = {}
         preds, _ = predict_split(
-            m, data, batch_size=config.eval_batch_size, pad_id=pad_id,
-            accelerator=accelerator, gap_logits_out=logits,
-        )  # fmt: skip
+            m,
+            data,
+            batch_size=config.eval_batch_size,
+            pad_id=pad_id,
+            accelerator=accelerator,
+            gap_logits_out=logits,
+        )
         metrics = gap_metrics(data, preds, logits, config.rho)
         return {"n": len(data), **{k: float(v) for k, v in metrics.items()}}
 
@@ -85,8 +89,12 @@ def _scorer(run: Path, files: list[str]):
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="reselect.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path)
-    ap.add_argument("--replace", required=True, metavar="OLD=NEW",
-                    help="a validation file of the run's config and the file to use instead")  # fmt: skip
+    ap.add_argument(
+        "--replace",
+        required=True,
+        metavar="OLD=NEW",
+        help="a validation file of the run's config and the file to use instead",
+    )
     ap.add_argument("--json", type=Path, help="write the report here")
     args = ap.parse_args(argv)
     old, sep, new = args.replace.partition("=")
@@ -114,19 +122,25 @@ def main(argv: list[str] | None = None) -> int:
     by_step = {}
     for step in sorted(logged):
         by_step[step] = swapped(step)
-        print(f"step {step}: logged {logged[step]:.4f}, swapped {by_step[step]['gaps_spearman']:.4f}",
-              flush=True)  # fmt: skip
+        print(
+            f"step {step}: logged {logged[step]:.4f}, swapped {by_step[step]['gaps_spearman']:.4f}",
+            flush=True,
+        )
     pick = max(sorted(by_step), key=lambda s: by_step[s]["gaps_spearman"])
     report = {
         "run": str(args.run),
         "replaced": {"old": old, "new": new},
         "rule": "highest validation gap-head Spearman, the first step on a tie",
-        "logged": {"by_step": {str(s): round(v, 4) for s, v in sorted(logged.items())},
-                   "step": chosen, "reproduced": round(check, 6)},  # fmt: skip
+        "logged": {
+            "by_step": {str(s): round(v, 4) for s, v in sorted(logged.items())},
+            "step": chosen,
+            "reproduced": round(check, 6),
+        },
         "swapped": {
             "by_step": {str(s): round(m["gaps_spearman"], 4) for s, m in by_step.items()},
-            "tier_accuracy_by_step": {str(s): round(m["gap_tier_accuracy"], 4)
-                                      for s, m in by_step.items()},  # fmt: skip
+            "tier_accuracy_by_step": {
+                str(s): round(m["gap_tier_accuracy"], 4) for s, m in by_step.items()
+            },
             "step": pick,
             "n": by_step[pick]["n"],
         },
