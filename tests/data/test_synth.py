@@ -132,7 +132,7 @@ PINNED_DEFAULT_SHA256 = {
     "test.jsonl": "982c4d60381c32a9490f6970c35edd3102ed77813aa1bcffe271b6d94d5faba6",
     "stats.json": "3c9833768d030214fdde9f0ac4c3447080f095076fb9901662710e15b85988be",
     "manifest.json": "10c74b943da4e2460d43dc65162a1cf8134949c6f3df5fb8fdbf5846e98caccf",
-    "card.md": "1e83e74909525f507877dd1dd1f44ce813e325b1d8e5cea6fa6ea5170a0cc3cb",
+    "card.md": "931c501d75bd8c1a8b8f576605c4c56d464c666bc7bc4924d8713e3175ec6381",
 }
 
 
