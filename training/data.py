@@ -37,6 +37,7 @@ __all__ = [
     "check_normal_form",
     "data_signature",
     "encode_records",
+    "encode_validation",
     "gap_step",
     "length_grouped_batches",
     "load_splits",
@@ -306,6 +307,20 @@ def record_gap_extent(record: Record) -> float:
             f"record {record.id!r}: every gap needs its token intervals ref_tokens / hyp_tokens"
         ) from e
     return gap_extent(refs, hyps, len(tokenize(record.reference)), len(tokenize(record.hypothesis)))
+
+
+def encode_validation(records: Sequence[Record], tokenizer: Any, config: Any) -> EncodedSplit:
+    """The validation split encoded as a training run with ``config`` (a
+    :class:`~training.config.TrainConfig`) encodes it: long pairs left out, gaps marked and
+    closeness features as the run's model reads them, no teacher."""
+    return encode_records(
+        records,
+        tokenizer,
+        max_length=config.max_length,
+        long_pairs="skip",
+        gap_marked=config.gap_head,
+        gap_closeness=config.gap_closeness,
+    )
 
 
 def encode_records(

@@ -57,6 +57,7 @@ from training.data import (
     collate,
     data_signature,
     encode_records,
+    encode_validation,
     length_grouped_batches,
     load_splits,
     read_teacher,
@@ -531,14 +532,7 @@ def train(
         teacher=teacher,
         tier_only=tier_ids if config.tier_only else None,
     )
-    eval_data = encode_records(
-        splits[config.eval_split],
-        tokenizer,
-        max_length=config.max_length,
-        long_pairs="skip",
-        gap_marked=config.gap_head,
-        gap_closeness=config.gap_closeness,
-    )
+    eval_data = encode_validation(splits[config.eval_split], tokenizer, config)
     if len(train_data) == 0 or len(eval_data) == 0:
         raise InputError("the train or validation split is empty after leaving out long pairs")
     if main:

@@ -47,7 +47,7 @@ def _scorer(run: Path, files: list[str]):
     from sitar.modeling import load_regressor, load_tokenizer
     from sitar.modeling.model import find_pad_id
     from training.config import CONFIG_FILE, load_config
-    from training.data import encode_records, load_splits
+    from training.data import encode_validation, load_splits
     from training.export import _eval_weights, _load_step_weights
     from training.loop import gap_metrics, predict_split
 
@@ -56,14 +56,7 @@ def _scorer(run: Path, files: list[str]):
     splits = load_splits(files, drop_ops=config.drop_ops)
     if config.eval_split not in splits:
         raise InputError(f"no {config.eval_split!r} records in {files}")
-    data = encode_records(
-        splits[config.eval_split],
-        tokenizer,
-        max_length=config.max_length,
-        long_pairs="skip",
-        gap_marked=config.gap_head,
-        gap_closeness=config.gap_closeness,
-    )
+    data = encode_validation(splits[config.eval_split], tokenizer, config)
     accelerator = Accelerator(cpu=True)
     model = load_regressor(run / "best")
     pad_id = find_pad_id(tokenizer)
