@@ -21,9 +21,6 @@ sys.path.insert(0, str(ROOT))
 
 from sitar._main import ArgumentParser, tool_main  # noqa: E402
 
-DATA = ROOT / "benchmarks" / "severity" / "data"
-T2_EDGE = 5.0 / 7.0
-
 
 @tool_main("python experiments/v26-read-all-seed29/overcall.py")
 def main(argv: list[str] | None = None) -> int:
@@ -31,18 +28,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkpoint", required=True)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    from benchmarks.severity.labels import read_items
+    from benchmarks.severity.run import DATA, T2_BAND
     from sitar import Scorer
 
     scorer = Scorer.load(args.checkpoint)
-    lines = (DATA / "items.jsonl").read_text(encoding="utf-8").splitlines()
-    items = {json.loads(x)["item_id"]: json.loads(x) for x in lines}
-    labels = [
-        json.loads(x) for x in (DATA / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    items = {it["item_id"]: it for it in read_items(DATA / "items.jsonl")}
+    labels = read_items(DATA / "labels.jsonl")
     refs = [items[lab["item_id"]]["reference"] for lab in labels]
     hyps = [items[lab["item_id"]]["hypothesis"] for lab in labels]
-    scores = scorer.score(references=refs, hypotheses=hyps).scores
     pairs = scorer.analyze(references=refs, hypotheses=hyps)
+    scores = scorer.result_of(pairs).scores
     report: dict = {
         "checkpoint": args.checkpoint,
         "signature": scorer.signature,
@@ -50,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     for tier in (0, 1, 2):
         idx = [i for i, lab in enumerate(labels) if lab["tier"] == tier]
-        band = [i for i in idx if scores[i] >= T2_EDGE - 1e-9]
+        band = [i for i in idx if scores[i] >= T2_BAND - 1e-9]
         called = [
             (g, p)
             for i in band
@@ -70,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reader-T{tier}:", report["by_reader_tier"][f"T{tier}"])
     examples = []
     for i, lab in enumerate(labels):
-        if lab["tier"] == 1 and scores[i] >= T2_EDGE - 1e-9 and len(examples) < 25:
+        if lab["tier"] == 1 and scores[i] >= T2_BAND - 1e-9 and len(examples) < 25:
             a = pairs[i]
             examples.append(
                 {
