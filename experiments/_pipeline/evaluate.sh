@@ -37,14 +37,13 @@ if [ ! -s "$EV/selection_$ID.json" ]; then
 import json, sys
 from pathlib import Path
 run, out, exp = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-by_step = {}
-for line in (run / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
-    row = json.loads(line).get("eval", {})  # {"train": ...} and {"eval": ...} lines
-    if "gaps_spearman" in row and "step" in row:
-        by_step[int(row["step"])] = row["gaps_spearman"]
+sys.path.insert(0, "experiments/_pipeline")
+from reselect import logged_by_step, select_step  # the one home of the step rule
+
+by_step = logged_by_step(run)
 if not by_step:
     raise SystemExit(f"{run}/metrics.jsonl has no evaluation with gaps_spearman")
-step = max(sorted(by_step), key=lambda s: by_step[s])  # the first step on a tie
+step = select_step(by_step)
 first = (run / "config.yaml").read_text(encoding="utf-8").splitlines()[0]
 if not first.startswith("# training_config_hash: "):
     raise SystemExit(f"{run}/config.yaml does not start with its training_config_hash")

@@ -31,13 +31,19 @@ from sitar._main import ArgumentParser, tool_main  # noqa: E402
 from sitar.errors import InputError  # noqa: E402
 
 
-def _logged(run: Path) -> dict[int, float]:
+def logged_by_step(run: Path) -> dict[int, float]:
+    """Step -> the validation gap-head Spearman a run logged (``metrics.jsonl``'s eval lines)."""
     out: dict[int, float] = {}
     for line in (run / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line).get("eval", {})
+        row = json.loads(line).get("eval", {})  # {"train": ...} and {"eval": ...} lines
         if "gaps_spearman" in row and "step" in row:
             out[int(row["step"])] = float(row["gaps_spearman"])
     return out
+
+
+def select_step(by_step: dict[int, float]) -> int:
+    """The candidate pipeline's step rule: the highest value, the first step on a tie."""
+    return max(sorted(by_step), key=lambda s: by_step[s])
 
 
 def _scorer(run: Path, files: list[str]):
@@ -75,7 +81,7 @@ def _scorer(run: Path, files: list[str]):
         metrics = gap_metrics(data, preds, logits, config.rho)
         return {"n": len(data), **{k: float(v) for k, v in metrics.items()}}
 
-    return config, score
+    return score
 
 
 @tool_main("python experiments/_pipeline/reselect.py")
@@ -100,18 +106,18 @@ def main(argv: list[str] | None = None) -> int:
     files = list(load_config(args.run / CONFIG_FILE).data)
     if old not in files:
         raise InputError(f"{old} is not one of the run's data files: {files}")
-    logged = _logged(args.run)
+    logged = logged_by_step(args.run)
     if not logged:
         raise InputError(f"{args.run}/metrics.jsonl has no evaluation with gaps_spearman")
-    chosen = max(sorted(logged), key=lambda s: logged[s])
-    _, own = _scorer(args.run, files)
+    chosen = select_step(logged)
+    own = _scorer(args.run, files)
     check = own(chosen)["gaps_spearman"]
     if abs(check - logged[chosen]) > 1e-6:
         raise InputError(
             f"re-scoring step {chosen} on the run's own files gives {check:.6f}, the run logged "
             f"{logged[chosen]:.6f}: the scorer here is not the run's"
         )
-    _, swapped = _scorer(args.run, [new if f == old else f for f in files])
+    swapped = _scorer(args.run, [new if f == old else f for f in files])
     by_step = {}
     for step in sorted(logged):
         by_step[step] = swapped(step)
@@ -119,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             f"step {step}: logged {logged[step]:.4f}, swapped {by_step[step]['gaps_spearman']:.4f}",
             flush=True,
         )
-    pick = max(sorted(by_step), key=lambda s: by_step[s]["gaps_spearman"])
+    pick = select_step({st: m["gaps_spearman"] for st, m in by_step.items()})
     report = {
         "run": str(args.run),
         "replaced": {"old": old, "new": new},
