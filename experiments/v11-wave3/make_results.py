@@ -8,7 +8,9 @@
 ``python -m benchmarks severity --json`` outputs; ``--selection``: a JSON object with the entry's
 ``config`` and ``selection`` fields (and optionally ``sources``, ``unknown``). The gates are the
 ship rule of ``preregistration.md`` (baselines read from the same severity run; "no regression"
-against v5 measured in the same session).
+against v5 measured in the same session). ``--speed``: a ``python -m benchmarks speed --json``
+output, for a candidate whose pre-registration gates the speed target (>= 0.5x the
+BERTScore-style baseline); it adds the ``speed`` set and that gate.
 """
 
 from __future__ import annotations
@@ -172,6 +174,7 @@ def main() -> int:
                  "--out"):  # fmt: skip
         p.add_argument(name, required=True)
     p.add_argument("--date", default="2026-12-03")
+    p.add_argument("--speed", help="benchmarks speed --json output (gates the speed target)")
     args = p.parse_args()
 
     def load(path: str) -> Any:
@@ -181,6 +184,16 @@ def main() -> int:
         load(args.eval), load(args.severity), load(args.v5_eval), load(args.v5_severity)
     )
     meta = load(args.selection)
+    sources = list(meta.get("sources", []))
+    if args.speed:
+        sp = load(args.speed)
+        res["speed"] = {
+            k: round(sp[k], 3) for k in ("ratio_sitar_vs_bertscore", "cpu_ratio_sitar_vs_bertscore")
+        }
+        gates.append(
+            {"set": "speed", "metric": "ratio_sitar_vs_bertscore", "op": ">=", "threshold": 0.5}
+        )
+        sources.append(args.speed)
     c, cs, v = load(args.eval), load(args.severity), load(args.v5_eval)
     signatures = {
         "candidate": c["signature"],
@@ -195,7 +208,7 @@ def main() -> int:
         "date": args.date,
         "baseline": "sitar-minilm-gap-v5",
         "checkpoint": None,
-        "sources": meta.get("sources", []),
+        "sources": sources,
         "config": meta["config"],
         "selection": meta["selection"],
         "evaluation": meta.get("evaluation", "int8row graph, tie-breaker 3, the checkpoint's "
