@@ -120,13 +120,8 @@ def load_references(
     """References (pool utterances and the first ``fills_per_template`` fills of each template,
     plus the 2-8 word commands of ``short/*.jsonl`` with ``short_commands``), distractors (the
     next ``distractor_fills`` fills of each template) and the pool file hashes."""
-    from annotation.synth.generate import (
-        GenerationConfig,
-        build_references,
-        common_words,
-        load_pool,
-        load_short_commands,
-    )
+    from annotation.synth.generate import GenerationConfig, load_pool
+    from annotation.synth.pool import build_references, common_words, load_short_commands
 
     if folds < 2:
         raise InputError(

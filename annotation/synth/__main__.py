@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from annotation.synth.card import render_data_card
+from annotation.synth.config import DEFAULT_POOL_ROOT
 from annotation.synth.generate import (
-    DEFAULT_POOL_ROOT,
     NUMBER_FORMAT_MODES,
     GenerationConfig,
     StandInAnalyzer,

@@ -23,15 +23,12 @@ from annotation.synth.generate import (
     GenerationConfig,
     StandInAnalyzer,
     asr_surface,
-    build_references,
-    common_words,
     load_pool,
     map_edits_to_gaps,
-    restate,
-    vocabulary,
 )
 from annotation.synth.numbers import int_to_words, words_to_int
 from annotation.synth.phonetic import PhoneticIndex
+from annotation.synth.pool import build_references, common_words, restate, vocabulary
 from sitar import segment
 from sitar._version import __version__ as sitar_version
 from sitar.errors import InputError

@@ -21,20 +21,18 @@ pytest.importorskip("sklearn")
 from test_synth import POOL, TEMPLATES
 
 from annotation.synth.__main__ import main
+from annotation.synth.config import PASSAGE_MAX_TOKENS
 from annotation.synth.generate import (
     GENERATOR_VERSION,
     GENERATOR_VERSION_V11,
-    PASSAGE_MAX_TOKENS,
     GenerationConfig,
     StandInAnalyzer,
-    _value_tokens,
     assign_group_splits,
     build_passages,
-    build_references,
-    common_words,
     generator_version,
     load_pool,
 )
+from annotation.synth.pool import build_references, common_words, value_tokens
 from sitar import segment
 from sitar.errors import InputError
 from sitar.records import Record, read_records
@@ -210,8 +208,8 @@ def test_passages_keep_role_spans_and_stay_in_one_split(references) -> None:
         # No value token of one part occurs in another (no false T2 -> T1 across sentences).
         for i, x in enumerate(parts):
             for y in parts[i + 1 :]:
-                vx, nx = _value_tokens(x.text, common)
-                vy, ny = _value_tokens(y.text, common)
+                vx, nx = value_tokens(x.text, common)
+                vy, ny = value_tokens(y.text, common)
                 assert not (vx & ny or vy & nx), (x.id, y.id)
     # v-cc-2 and v-cc-4 both say "Friday": never in one passage.
     assert not any({"v-cc-2", "v-cc-4"} <= set(p.parts) for p in passages)

@@ -18,10 +18,10 @@ pytest.importorskip("sklearn")
 from test_synth_v11 import SPLITS, _records, _run
 from test_synth_v11 import pool_root as pool_root
 
+from annotation.synth.config import LADDER_RUNGS
 from annotation.synth.generate import (
     GENERATOR_VERSION_V11,
     GENERATOR_VERSION_V12,
-    LADDER_RUNGS,
     GenerationConfig,
     generator_version,
 )

@@ -23,18 +23,18 @@ from test_synth import POOL, TEMPLATES
 from test_synth_v11 import EXTRA, SPLITS, _records, _run
 
 from annotation.synth import families
+from annotation.synth.config import DEFAULT_POOL_ROOT
 from annotation.synth.generate import (
-    DEFAULT_POOL_ROOT,
     GENERATOR_VERSION_V12,
     GENERATOR_VERSION_V13,
     GenerationConfig,
     StandInAnalyzer,
     generator_version,
     load_pool,
-    load_short_commands,
 )
 from annotation.synth.operators import PlanContext, RoleSpan, negation_count
 from annotation.synth.phonetic import PhoneticIndex
+from annotation.synth.pool import load_short_commands
 from sitar import segment
 from sitar.errors import InputError
 from sitar.records import Record

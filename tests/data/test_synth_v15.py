@@ -20,8 +20,8 @@ from test_synth_v11 import _records, _run
 from test_synth_v13 import V13, _all, _ctx
 
 from annotation.synth import families, values
+from annotation.synth.config import DEFAULT_POOL_ROOT
 from annotation.synth.generate import (
-    DEFAULT_POOL_ROOT,
     GENERATOR_VERSION_V14,
     GENERATOR_VERSION_V15,
     GenerationConfig,
@@ -30,11 +30,11 @@ from annotation.synth.generate import (
     generator_version,
     load_long_sentences,
     number_filter,
-    recognizer_text,
 )
 from annotation.synth.numbers import words_to_int
 from annotation.synth.operators import PlanContext, number_tokens, op_number_format
 from annotation.synth.phonetic import PhoneticIndex, phoneme_distance
+from annotation.synth.rewrites import recognizer_text
 from sitar import segment
 from sitar.errors import InputError
 from sitar.records import Record
