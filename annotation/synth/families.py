@@ -39,13 +39,14 @@ from typing import Any
 
 from annotation.synth import lexicon
 from annotation.synth.numbers import is_number_token
-from annotation.synth.operators import (
+from annotation.synth.plan import (
     Edit,
     PlanContext,
-    _is_word,
+    is_word,
     match_case,
     negation_count,
     number_tokens,
+    token_norms,
 )
 from sitar.errors import InputError
 from sitar.text import tokenize
@@ -125,10 +126,6 @@ class Rewrite:
         return self.rewrite.replace(self.flip_old, self.flip_new, 1)
 
 
-def _norms(text: str) -> tuple[str, ...]:
-    return tuple(t.norm for t in tokenize(text))
-
-
 def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:
     if not path.is_file():
         raise InputError(f"missing data file {path}")
@@ -157,7 +154,7 @@ def load_lexicon(path: Path = LEXICON_FILE) -> tuple[LexiconEntry, ...]:
         where = f"{path.name}:{lineno}"
         if tier not in ("0", "2") or mode not in ("<>", ">"):
             raise InputError(f"{where}: tier must be 0 or 2 and mode <> or >, got {tier}, {mode}")
-        key = (_norms(a), _norms(b))
+        key = (token_norms(a), token_norms(b))
         if not key[0] or not key[1] or key[0] == key[1]:
             raise InputError(f"{where}: {a!r} -> {b!r} changes no token")
         if key in seen:
@@ -167,8 +164,6 @@ def load_lexicon(path: Path = LEXICON_FILE) -> tuple[LexiconEntry, ...]:
             if negation_count(a) != negation_count(b):
                 raise InputError(f"{where}: a tier-0 rewording changes the negations: {a!r}")
             if kind not in NUMBER_KINDS:
-                from annotation.synth.operators import number_tokens
-
                 if number_tokens(a) != number_tokens(b):
                     raise InputError(f"{where}: a tier-0 rewording changes a number: {a!r}")
         entries.append(LexiconEntry(int(tier), kind, a, b, mode == "<>", source, lineno))
@@ -184,7 +179,11 @@ def load_directions(path: Path = DIRECTIONS_FILE) -> tuple[DirectionPair, ...]:
         where = f"{path.name}:{lineno}"
         if kind not in DIRECTION_KINDS:
             raise InputError(f"{where}: kind must be one of {DIRECTION_KINDS}, got {kind!r}")
-        if len(_norms(word)) != 1 or len(_norms(other)) != 1 or _norms(word) == _norms(other):
+        if (
+            len(token_norms(word)) != 1
+            or len(token_norms(other)) != 1
+            or token_norms(word) == token_norms(other)
+        ):
             raise InputError(f"{where}: need two different single words, got {word!r} {other!r}")
         key = (word.casefold(), other.casefold())
         if key in seen or key[::-1] in seen:
@@ -328,9 +327,9 @@ def op_reword_flip(ctx: PlanContext, rng: random.Random) -> Edit | None:
 def _direction_table(path: Path = DIRECTIONS_FILE) -> dict[str, list[tuple[str, str]]]:
     table: dict[str, list[tuple[str, str]]] = {}
     for p in load_directions(path):
-        table.setdefault(_norms(p.word)[0], []).append((p.kind, p.other))
+        table.setdefault(token_norms(p.word)[0], []).append((p.kind, p.other))
         if p.kind == "antonym":  # a neighbour or homophone only replaces the direction word
-            table.setdefault(_norms(p.other)[0], []).append((p.kind, p.word))
+            table.setdefault(token_norms(p.other)[0], []).append((p.kind, p.word))
     return table
 
 
@@ -496,7 +495,7 @@ def _plural_at(toks: Sequence[Any], i: int) -> bool:
     (one adjective or noun modifier in between) is a plural noun. Quantifiers are inserted only
     there: "most of the figures", not "most of the gap"."""
     return any(
-        k < len(toks) and _is_word(toks[k]) and _is_plural_noun(toks[k].norm) for k in (i, i + 1)
+        k < len(toks) and is_word(toks[k]) and _is_plural_noun(toks[k].norm) for k in (i, i + 1)
     )
 
 
@@ -535,7 +534,7 @@ def op_quantifier(ctx: PlanContext, rng: random.Random) -> Edit | None:
         if (
             norm in QUANTIFIABLE_DETERMINERS
             and nxt is not None
-            and _is_word(nxt)
+            and is_word(nxt)
             and prev not in _NO_QUANTIFIER_AFTER
             and _plural_at(toks, i + 1)
         ):
@@ -547,7 +546,7 @@ def op_quantifier(ctx: PlanContext, rng: random.Random) -> Edit | None:
             q = rng.choice(_ALL_SWAPS)
             if j < n and toks[j].norm in QUANTIFIABLE_DETERMINERS:
                 add(i, j, match_case(tok.text, q), covered=j + 1)
-            elif j == i + 1 and _is_word(nxt) and nxt.norm not in _NOT_QUANTIFIED_AFTER_ALL:
+            elif j == i + 1 and is_word(nxt) and nxt.norm not in _NOT_QUANTIFIED_AFTER_ALL:
                 add(i, i + 1, match_case(tok.text, q.split()[0]), covered=i + 2)
         if norm in ("most", "some", "half") and nxt is not None and nxt.norm == "of":
             if i + 2 < n and toks[i + 2].norm in QUANTIFIABLE_DETERMINERS:

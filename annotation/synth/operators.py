@@ -32,563 +32,106 @@ Boundary cases (spec §5 (docs/spec.md) directions), each decided by a fixed rul
 
 from __future__ import annotations
 
-import functools
 import random
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
 from annotation.synth import lexicon
 from annotation.synth.numbers import (
     NUMBER_WORDS,
-    digits_to_words,
     int_to_words,
     is_number_token,
     ordinal_suffix,
     ordinal_to_words,
     parse_ordinal,
     words_to_int,
-    year_to_words,
 )
-from annotation.synth.phonetic import PhoneticIndex
+from annotation.synth.ops_format import (
+    CARDINAL_WORDS,
+    ORDINAL_WORDS,
+    digit_neighbour,
+    op_case,
+    op_compound,
+    op_contraction,
+    op_drop_function_word,
+    op_filler_drop,
+    op_filler_insert,
+    op_homophone,
+    op_number_format,
+    op_punctuation,
+    op_repetition,
+    op_restart,
+    op_spelling,
+)
+from annotation.synth.plan import (
+    Edit,
+    Operator,
+    PlanContext,
+    RoleSpan,
+    apply_edits,
+    is_word,
+    match_case,
+    negation_count,
+    number_tokens,
+    pick_one,
+    t0_safe,
+    token_norms,
+)
 from sitar.text import Token, tokenize
 
 __all__ = [
+    "CARDINAL_WORDS",
     "OPERATORS",
+    "ORDINAL_WORDS",
+    "VALUE_OPS",
     "Edit",
+    "Operator",
     "PlanContext",
     "RoleSpan",
     "apply_edits",
+    "changed_digits",
+    "changed_number_word",
+    "digit_neighbour",
     "finalize_directions",
+    "is_entity_token",
+    "is_word",
+    "match_case",
     "negation_count",
     "number_tokens",
+    "op_action_verb",
+    "op_antonym",
+    "op_case",
+    "op_compound",
+    "op_contraction",
+    "op_date_change",
+    "op_drop_function_word",
+    "op_drop_value",
+    "op_entity_swap",
+    "op_filler_drop",
+    "op_filler_insert",
+    "op_homophone",
+    "op_inform_antonym",
+    "op_inform_drop_span",
+    "op_inform_drop_word",
+    "op_inform_negation",
+    "op_inform_phonetic",
+    "op_inform_value",
+    "op_modal",
+    "op_negation_flip",
+    "op_number_format",
+    "op_number_restart",
+    "op_phonetic_outcome",
+    "op_punctuation",
+    "op_repetition",
+    "op_restart",
+    "op_spelling",
+    "op_value_change",
+    "pick_one",
+    "sentence_initial",
     "t0_safe",
+    "token_norms",
 ]
-
-
-@dataclass(frozen=True)
-class RoleSpan:
-    """A role span of the reference: ``outcome`` (T2-sensitive), ``inform`` (T1-sensitive) or
-    ``restated`` (a value restated for the T2 -> T1 boundary case)."""
-
-    start: int
-    end: int
-    role: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace ``reference[start:end]`` by ``new`` (``start == end``: insertion)."""
-
-    start: int
-    end: int
-    new: str
-    op: str
-    tier: int
-    direction: int = 0
-    role: str = "other"
-    role_span: str | None = None
-    old: str = ""
-
-    @property
-    def position(self) -> float:
-        return self.tier + self.direction / 3.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "tier": self.tier,
-            "direction": self.direction,
-            "role": self.role,
-            "role_span": self.role_span,
-            "ref_span": [self.start, self.end],
-            "ref_text": self.old,
-            "new_text": self.new,
-        }
-
-
-# ---------------------------------------------------------------------------------------------
-# Safety guards
-# ---------------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _norms(text: str) -> tuple[str, ...]:
-    return tuple(t.norm for t in tokenize(text))
-
-
-def negation_count(text: str) -> int:
-    """Number of negation tokens (``not``, ``n't`` forms, ``never``, ``no``, ``nobody``...)."""
-    return sum(1 for n in _norms(text) if n in lexicon.NEGATIONS)
-
-
-def number_tokens(text: str) -> list[str]:
-    """Sorted normalized number tokens (digits or number words) of ``text``."""
-    return sorted(n for n in _norms(text) if is_number_token(n))
-
-
-def t0_safe(old: str, new: str) -> bool:
-    """A T0 edit must keep negations and numbers: same negation count, same number tokens."""
-    return negation_count(old) == negation_count(new) and number_tokens(old) == number_tokens(new)
-
-
-def match_case(source: str, word: str) -> str:
-    """Carry the capitalization of ``source`` over to ``word``."""
-    if len(source) > 1 and source.isupper():
-        return word.upper()
-    if source[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
-
-
-# ---------------------------------------------------------------------------------------------
-# Planning context
-# ---------------------------------------------------------------------------------------------
-
-
-#: T0 operators exempt from :func:`t0_safe`: a number format keeps the value by construction, and
-#: the number restart is the deliberate T0 -> T1 boundary case, and a number rewording of the
-#: ``synth-1.3`` phrase lexicon ("half past seven" -> "seven thirty") is checked row by row when
-#: the lexicon is loaded (:func:`annotation.synth.families.load_lexicon`).
-_UNGUARDED_T0 = frozenset({"number_format", "number_restart", "reword_number"})
-
-
-@dataclass
-class PlanContext:
-    """The reference being edited, its role spans, and the edits planned so far."""
-
-    reference: str
-    spans: Sequence[RoleSpan]
-    phonetic: PhoneticIndex
-    #: Lowercase words seen in lowercase in the pool (so a capitalized one is not an entity).
-    common_words: frozenset[str] = frozenset()
-    edits: list[Edit] = field(default_factory=list)
-    #: ``synth-1.5`` ``number_format`` switch: called with the reference and the reference with
-    #: one number-format edit applied, it says whether that edit may be planned (``None``: every
-    #: one may, as in ``synth-1.0``-``1.4``). See :func:`annotation.synth.generate.number_filter`.
-    number_filter: Callable[[str, str], bool] | None = None
-
-    def __post_init__(self) -> None:
-        self.tokens: tuple[Token, ...] = tokenize(self.reference)
-        self._role_of: list[RoleSpan | None] = []
-        for tok in self.tokens:
-            owner = None
-            for span in self.spans:
-                if span.start <= tok.start and tok.end <= span.end:
-                    owner = span
-                    break
-            self._role_of.append(owner)
-
-    def keeps_number_format(self, edit: Edit) -> bool:
-        """Whether a number-format edit passes :attr:`number_filter`."""
-        if self.number_filter is None:
-            return True
-        return self.number_filter(self.reference, apply_edits(self.reference, [edit]))
-
-    # -- roles ----------------------------------------------------------------------------------
-    def role_of(self, i: int) -> RoleSpan | None:
-        return self._role_of[i]
-
-    def role_at(self, pos: int) -> RoleSpan | None:
-        """The role span strictly containing an insertion point."""
-        for span in self.spans:
-            if span.start < pos < span.end:
-                return span
-        return None
-
-    def tokens_in(self, role: str) -> list[int]:
-        return [i for i, s in enumerate(self._role_of) if s is not None and s.role == role]
-
-    def spans_of(self, role: str) -> list[RoleSpan]:
-        return [s for s in self.spans if s.role == role]
-
-    # -- occupancy ------------------------------------------------------------------------------
-    def is_free(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` (or the insertion point ``start == end``) is clear of every
-        planned edit; adjacent replacements are allowed (CGD may still merge them into one gap),
-        an insertion must not touch another edit."""
-        for e in self.edits:
-            # An insertion may not touch another edit: a repetition next to a deletion of the
-            # same word would cancel out.
-            if start == end:
-                if e.start <= start <= e.end:
-                    return False
-            elif e.start == e.end:
-                if start <= e.start <= end:
-                    return False
-            elif start < e.end and e.start < end:
-                return False
-        return True
-
-    def make(
-        self, start: int, end: int, new: str, op: str, tier: int, direction: int = 0
-    ) -> Edit | None:
-        """Build an edit if its span is free and the text actually changes."""
-        old = self.reference[start:end]
-        if old == new or not self.is_free(start, end):
-            return None
-        if tier == 0 and op not in _UNGUARDED_T0 and not t0_safe(old, new):
-            return None
-        if start == end and start > 0 and not self.reference[start - 1].isspace():
-            return None  # insert only at word starts ("10:42" must not become "10:um 42")
-        span = self.role_at(start) if start == end else self._span_for(start, end)
-        return Edit(
-            start=start,
-            end=end,
-            new=new,
-            op=op,
-            tier=tier,
-            direction=direction,
-            role=span.role if span else "other",
-            role_span=span.text if span else None,
-            old=old,
-        )
-
-    def _span_for(self, start: int, end: int) -> RoleSpan | None:
-        for span in self.spans:
-            if start < span.end and span.start < end:
-                return span
-        return None
-
-    # -- token surgery --------------------------------------------------------------------------
-    def delete_range(self, i: int, j: int) -> tuple[int, int]:
-        """Character range that deletes tokens ``[i, j)`` with one adjacent separator."""
-        toks = self.tokens
-        if j < len(toks):
-            return toks[i].start, toks[j].start
-        if i > 0:
-            return toks[i - 1].end, toks[j - 1].end
-        return toks[i].start, toks[j - 1].end
-
-
-Operator = Callable[[PlanContext, random.Random], "Edit | None"]
-
-
-def _pick(rng: random.Random, candidates: list[Edit | None]) -> Edit | None:
-    found = [c for c in candidates if c is not None]
-    return rng.choice(found) if found else None
-
-
-def _is_word(tok: Token) -> bool:
-    return tok.text.replace("'", "").replace("’", "").isalpha()
-
-
-# ---------------------------------------------------------------------------------------------
-# T0 operators
-# ---------------------------------------------------------------------------------------------
-
-
-def op_filler_insert(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    if not ctx.tokens:
-        return None
-    i = rng.randrange(len(ctx.tokens))
-    filler = rng.choice(lexicon.INSERTABLE_FILLERS)
-    if i == 0:
-        filler = match_case(ctx.tokens[0].text, filler)
-    sep = rng.choice([" ", " ", ", "])
-    return ctx.make(ctx.tokens[i].start, ctx.tokens[i].start, filler + sep, "filler_insert", 0)
-
-
-def op_filler_drop(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = []
-    toks = ctx.tokens
-    for i, tok in enumerate(toks):
-        if tok.norm in lexicon.PURE_FILLERS:
-            cands.append(ctx.make(*ctx.delete_range(i, i + 1), "", "filler_drop", 0))
-        elif i + 1 < len(toks) and (tok.norm, toks[i + 1].norm) in (("you", "know"), ("i", "mean")):
-            # Only as a parenthetical: followed by a comma.
-            if ctx.reference[toks[i + 1].end : toks[i + 1].end + 1] == ",":
-                a, b = ctx.delete_range(i, i + 2)
-                cands.append(ctx.make(a, b, "", "filler_drop", 0))
-    return _pick(rng, cands)
-
-
-def op_repetition(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = []
-    for tok in ctx.tokens:
-        if _is_word(tok) and tok.norm not in lexicon.NEGATIONS and not is_number_token(tok.norm):
-            cands.append(ctx.make(tok.start, tok.start, tok.text + " ", "repetition", 0))
-    return _pick(rng, cands)
-
-
-def op_restart(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    toks = ctx.tokens
-    if not toks:
-        return None
-    if rng.random() < 0.5:
-        # A cut-off word: "fif- fifteen", "can- cancel".
-        cands = []
-        for tok in toks:
-            if _is_word(tok) and len(tok.text) >= 4:
-                k = rng.randint(2, len(tok.text) - 2)
-                part = tok.text[:k]
-                if part.casefold() in NUMBER_WORDS or part.casefold() in lexicon.NEGATIONS:
-                    continue
-                cands.append(ctx.make(tok.start, tok.start, part + "- ", "restart", 0))
-        return _pick(rng, cands)
-    # A phrase restart: "I want to, I want to go".
-    cands = []
-    for i in range(1, len(toks)):
-        k = rng.randint(1, min(3, i))
-        a, b = toks[i - k].start, toks[i - 1].end
-        phrase = ctx.reference[a:b]
-        if any(ch in phrase for ch in ".?!;:,"):
-            continue
-        sep = rng.choice([" ", "- ", ", "])
-        cands.append(ctx.make(a, a, phrase + sep, "restart", 0))
-    return _pick(rng, cands)
-
-
-def _contraction_tables() -> tuple[dict[str, str], dict[tuple[str, ...], str]]:
-    contract = {k.casefold().replace("'", ""): v for k, v in lexicon.CONTRACTIONS.items()}
-    expand = {tuple(_norms(v)): k for k, v in lexicon.CONTRACTIONS.items()}
-    return contract, expand
-
-
-_CONTRACT, _EXPAND = _contraction_tables()
-
-
-def op_contraction(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    toks = ctx.tokens
-    cands = []
-    for i, tok in enumerate(toks):
-        if tok.norm in _CONTRACT and ("'" in tok.text or "’" in tok.text or tok.norm == "cannot"):
-            nxt = toks[i + 1].norm if i + 1 < len(toks) else ""
-            if tok.norm in {"its", "thats", "theres", "hes", "shes", "whats"} and nxt in {
-                "been",
-                "got",
-                "had",
-            }:
-                continue
-            cands.append(
-                ctx.make(
-                    tok.start, tok.end, match_case(tok.text, _CONTRACT[tok.norm]), "contraction", 0
-                )
-            )
-        if i + 1 < len(toks):
-            pair = (tok.norm, toks[i + 1].norm)
-            if pair in _EXPAND and ctx.reference[tok.end : toks[i + 1].start] == " ":
-                new = match_case(tok.text, _EXPAND[pair])
-                cands.append(ctx.make(tok.start, toks[i + 1].end, new, "contraction", 0))
-    return _pick(rng, cands)
-
-
-_MONEY_RE = re.compile(r"([$£€])(\d{1,3}(?:,\d{3})+|\d+)(\.\d\d)?(?!\d)")
-_CURRENCY = {"$": "dollars", "£": "pounds", "€": "euros"}
-_TIME_RE = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
-_PERCENT_RE = re.compile(r"(?<![\d.,])(\d+)%")
-_MONEY_WORDS = frozenset({"dollars", "pounds", "euros", "percent", "cents", "pence", "bucks"})
-_CARDINAL_WORDS = frozenset(
-    w for w in NUMBER_WORDS if words_to_int(w) is not None or w in ("hundred", "thousand")
-)
-
-
-def _number_format_candidates(ctx: PlanContext, rng: random.Random) -> list[Edit | None]:
-    text, toks = ctx.reference, ctx.tokens
-    cands: list[Edit | None] = []
-    covered: set[int] = set()
-    for m in _MONEY_RE.finditer(text):
-        sym, digits, cents = m.group(1), m.group(2), m.group(3)
-        value = int(digits.replace(",", ""))
-        if cents or value >= 1_000_000 or rng.random() < 0.5:
-            new = f"{digits}{cents or ''} {_CURRENCY[sym]}"
-        else:
-            new = f"{int_to_words(value, british_and=sym == '£')} {_CURRENCY[sym]}"
-        cands.append(ctx.make(m.start(), m.end(), new, "number_format", 0))
-        covered.update(range(m.start(), m.end()))
-    for m in _TIME_RE.finditer(text):
-        hour, minute = int(m.group(1)), int(m.group(2))
-        if not (0 < hour <= 24 and minute < 60):
-            continue
-        h = int_to_words(hour)
-        if minute == 0:
-            after = text[m.end() : m.end() + 4].casefold()
-            new = h if after.strip().startswith(("am", "pm", "a.m", "p.m")) else f"{h} o'clock"
-        elif minute < 10:
-            new = f"{h} oh {int_to_words(minute)}"
-        else:
-            new = f"{h} {int_to_words(minute)}"
-        cands.append(ctx.make(m.start(), m.end(), new, "number_format", 0))
-        covered.update(range(m.start(), m.end()))
-    for m in _PERCENT_RE.finditer(text):
-        cands.append(ctx.make(m.start(), m.end(), f"{m.group(1)} percent", "number_format", 0))
-        covered.update(range(m.start(), m.end()))
-    i = 0
-    while i < len(toks):
-        tok = toks[i]
-        if tok.start in covered:
-            i += 1
-            continue
-        ordinal = parse_ordinal(tok.text)
-        if ordinal is not None and 0 < ordinal < 1000:
-            cands.append(
-                ctx.make(tok.start, tok.end, ordinal_to_words(ordinal), "number_format", 0)
-            )
-        elif re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+", tok.text):
-            before = text[max(0, tok.start - 1) : tok.start]
-            after_tok = toks[i + 1].norm if i + 1 < len(toks) else ""
-            plain = tok.text.replace(",", "")
-            value = int(plain)
-            is_code = (
-                before == "-"
-                or (i > 0 and text[toks[i - 1].end : tok.start] == "" and before != "")
-                or (len(plain) >= 5 and "," not in tok.text)
-                or (plain.startswith("0") and len(plain) > 1)
-                or _digit_neighbour(text, toks, i)
-                or (i > 0 and toks[i - 1].text.isupper() and toks[i - 1].text.isalpha())
-            )
-            money = before in _CURRENCY or after_tok in _MONEY_WORDS
-            if is_code:
-                new = digits_to_words(plain, rng)
-            elif len(plain) == 4 and not money and "," not in tok.text:
-                new = year_to_words(value) if 1900 <= value <= 2099 else digits_to_words(plain, rng)
-            elif value < 1_000_000:
-                new = int_to_words(value, british_and=rng.random() < 0.3)
-            else:
-                new = None
-            if new is not None:
-                cands.append(ctx.make(tok.start, tok.end, new, "number_format", 0))
-        elif tok.norm in _CARDINAL_WORDS:
-            # Longest run of cardinal words that parses ("two hundred and fifty", "forty-two").
-            j = i + 1
-            while j < len(toks) and (
-                toks[j].norm in _CARDINAL_WORDS
-                or (toks[j].norm == "and" and toks[j - 1].norm in ("hundred", "thousand"))
-            ):
-                j += 1
-            while j > i:
-                raw = text[tok.start : toks[j - 1].end]
-                value = words_to_int(raw)
-                if value is not None and not re.search(r"[^\w\s\-]", raw):
-                    break
-                j -= 1
-            if j > i and raw.casefold() not in ("one", "a"):
-                fmt = f"{value:,}" if value >= 1000 and rng.random() < 0.5 else str(value)
-                cands.append(ctx.make(tok.start, toks[j - 1].end, fmt, "number_format", 0))
-                i = j
-                continue
-        elif tok.norm in _ORDINAL_WORDS and tok.norm not in ("second",):
-            n = _ORDINAL_WORDS[tok.norm]
-            cands.append(
-                ctx.make(tok.start, tok.end, f"{n}{ordinal_suffix(n)}", "number_format", 0)
-            )
-        i += 1
-    return cands
-
-
-_ORDINAL_WORDS = {ordinal_to_words(n): n for n in range(1, 32)}
-
-
-def _digit_neighbour(text: str, toks: Sequence[Token], i: int) -> bool:
-    """Whether token ``i`` is one group of a spaced digit string ("07700 900 442")."""
-    for j in (i - 1, i + 1):
-        if 0 <= j < len(toks) and toks[j].text.isdigit():
-            a, b = sorted((j, i))
-            if text[toks[a].end : toks[b].start] in (" ", "-"):
-                return True
-    return False
-
-
-def op_number_format(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = _number_format_candidates(ctx, rng)
-    if ctx.number_filter is not None:  # synth-1.5 --number-format residual / none
-        cands = [
-            c
-            for c in cands
-            if c is not None and not _inside_number(ctx.reference, c) and ctx.keeps_number_format(c)
-        ]
-    return _pick(rng, cands)
-
-
-def _inside_number(text: str, edit: Edit) -> bool:
-    """Whether ``edit`` rewrites one part of a hyphenated number or score ("seventh" of
-    "twenty-seventh", "2" of "0-2"): a form no recognizer writes ("twenty-7th"). The earlier
-    versions plan such edits; from ``synth-1.5`` on, with a ``number_format`` filter, they are
-    left out."""
-    before = text[edit.start - 2 : edit.start] if edit.start >= 2 else ""
-    after = text[edit.end : edit.end + 2]
-    return (len(before) == 2 and before[1] == "-" and before[0].isalnum()) or (
-        len(after) == 2 and after[0] == "-" and after[1].isalnum()
-    )
-
-
-_SPELL_REVERSE_SKIP = frozenset({"check", "story", "practice", "tire", "curb", "meter", "program"})
-_SPELLING = {**lexicon.SPELLING_VARIANTS}
-_SPELLING.update(
-    {v.casefold(): k for k, v in lexicon.SPELLING_VARIANTS.items() if v not in _SPELL_REVERSE_SKIP}
-)
-
-
-def op_spelling(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = []
-    for tok in ctx.tokens:
-        alt = _SPELLING.get(tok.text.casefold())
-        if alt:
-            new = alt if alt.isupper() else match_case(tok.text, alt)
-            cands.append(ctx.make(tok.start, tok.end, new, "spelling", 0))
-    return _pick(rng, cands)
-
-
-_SPLIT_SKIP = frozenset({"already"})
-_MERGE = {tuple(k.split()): v for k, v in lexicon.MERGES.items()}
-_MERGE.update({tuple(v.split()): k for k, v in lexicon.COMPOUNDS.items() if k not in _SPLIT_SKIP})
-
-
-def op_compound(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    toks = ctx.tokens
-    cands = []
-    for i, tok in enumerate(toks):
-        parts = lexicon.COMPOUNDS.get(tok.text.casefold())
-        if parts and tok.text.casefold() not in _SPLIT_SKIP:
-            cands.append(ctx.make(tok.start, tok.end, match_case(tok.text, parts), "compound", 0))
-        if i + 1 < len(toks) and ctx.reference[tok.end : toks[i + 1].start] == " ":
-            merged = _MERGE.get((tok.norm, toks[i + 1].norm))
-            if merged:
-                new = match_case(tok.text, merged)
-                cands.append(ctx.make(tok.start, toks[i + 1].end, new, "compound", 0))
-    return _pick(rng, cands)
-
-
-def op_homophone(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = []
-    for tok in ctx.tokens:
-        key = tok.text.casefold().replace("’", "'")
-        if key in lexicon.HOMOPHONES and key not in lexicon.UNSAFE_HOMOPHONES:
-            alt = rng.choice(lexicon.HOMOPHONES[key])
-            cands.append(ctx.make(tok.start, tok.end, match_case(tok.text, alt), "homophone", 0))
-    return _pick(rng, cands)
-
-
-def op_drop_function_word(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = []
-    for i, tok in enumerate(ctx.tokens):
-        if tok.norm in lexicon.DROPPABLE_FUNCTION_WORDS and len(ctx.tokens) > 3:
-            cands.append(ctx.make(*ctx.delete_range(i, i + 1), "", "drop_function_word", 0))
-    return _pick(rng, cands)
-
-
-def op_punctuation(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    text = ctx.reference
-    cands = []
-    for k, ch in enumerate(text):
-        if ch in ",;:.!?" and (k + 1 == len(text) or text[k + 1] == " "):
-            cands.append(ctx.make(k, k + 1, "", "punctuation", 0))
-    for tok in ctx.tokens[:-1]:
-        if text[tok.end : tok.end + 1] == " ":
-            cands.append(ctx.make(tok.end, tok.end, ",", "punctuation", 0))
-    return _pick(rng, cands)
-
-
-def op_case(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    cands = []
-    for tok in ctx.tokens:
-        if not _is_word(tok):
-            continue
-        new = tok.text.lower() if tok.text[:1].isupper() else tok.text[:1].upper() + tok.text[1:]
-        cands.append(ctx.make(tok.start, tok.end, new, "case", 0))
-    return _pick(rng, cands)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -624,7 +167,7 @@ def changed_digits(text: str, rng: random.Random) -> str:
 
 def changed_number_word(word: str, ctx: PlanContext, rng: random.Random) -> str | None:
     """A sound-alike different number word ("fifteen" -> "fifty"), else a nearby value."""
-    allowed = [w for w in _CARDINAL_WORDS | set(_ORDINAL_WORDS) if w not in ("hundred", "thousand")]
+    allowed = [w for w in CARDINAL_WORDS | set(ORDINAL_WORDS) if w not in ("hundred", "thousand")]
     near = ctx.phonetic.neighbours(word, allowed=allowed, max_distance=2.0)
     if near and rng.random() < 0.8:
         best = near[0][0]
@@ -633,8 +176,8 @@ def changed_number_word(word: str, ctx: PlanContext, rng: random.Random) -> str 
     if value is not None:
         other = max(0, value + rng.choice([-2, -1, 1, 2, 10]))
         return match_case(word, int_to_words(other)) if other != value else None
-    if word.casefold() in _ORDINAL_WORDS:
-        n = _ORDINAL_WORDS[word.casefold()]
+    if word.casefold() in ORDINAL_WORDS:
+        n = ORDINAL_WORDS[word.casefold()]
         return match_case(word, ordinal_to_words(n % 30 + 1))
     return None
 
@@ -747,14 +290,14 @@ def op_number_restart(ctx: PlanContext, rng: random.Random) -> Edit | None:
         tok = ctx.tokens[i]
         if re.fullmatch(r"\d+", tok.text):
             wrong = changed_digits(tok.text, rng)
-        elif tok.norm in _CARDINAL_WORDS and tok.norm not in ("hundred", "thousand", "one"):
+        elif tok.norm in CARDINAL_WORDS and tok.norm not in ("hundred", "thousand", "one"):
             wrong = changed_number_word(tok.text, ctx, rng)
         else:
             continue
         if wrong and wrong != tok.text:
             sep = rng.choice(["- ", ", ", " "])
             cands.append(ctx.make(tok.start, tok.start, wrong + sep, "number_restart", 0, 1))
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -892,7 +435,7 @@ def op_action_verb(ctx: PlanContext, rng: random.Random) -> Edit | None:
         if lemma in lexicon.ACTION_VERBS and " " not in lemma:
             new = _inflect_like(tok.text, lemma, rng.choice(lexicon.ACTION_VERBS[lemma]))
             cands.append(ctx.make(tok.start, tok.end, new, "action_verb", 2))
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 def op_modal(ctx: PlanContext, rng: random.Random) -> Edit | None:
@@ -912,7 +455,7 @@ def op_modal(ctx: PlanContext, rng: random.Random) -> Edit | None:
                 continue  # the month
             new = match_case(tok.text, rng.choice(lexicon.MODAL_SWAPS[tok.norm]))
             cands.append(ctx.make(tok.start, tok.end, new, "modal", 2))
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -921,23 +464,23 @@ def op_modal(ctx: PlanContext, rng: random.Random) -> Edit | None:
 
 
 def op_negation_flip(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _negation_candidates(ctx, rng, "outcome", "negation_flip", 2))
+    return pick_one(rng, _negation_candidates(ctx, rng, "outcome", "negation_flip", 2))
 
 
 def op_value_change(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _value_candidates(ctx, rng, "outcome", "value_change", 2))
+    return pick_one(rng, _value_candidates(ctx, rng, "outcome", "value_change", 2))
 
 
 def op_entity_swap(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _entity_candidates(ctx, rng, "outcome", "entity_swap", 2))
+    return pick_one(rng, _entity_candidates(ctx, rng, "outcome", "entity_swap", 2))
 
 
 def op_date_change(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _calendar_candidates(ctx, rng, "outcome", "date_change", 2))
+    return pick_one(rng, _calendar_candidates(ctx, rng, "outcome", "date_change", 2))
 
 
 def op_antonym(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _antonym_candidates(ctx, rng, "outcome", "antonym", 2, True))
+    return pick_one(rng, _antonym_candidates(ctx, rng, "outcome", "antonym", 2, True))
 
 
 def op_drop_value(ctx: PlanContext, rng: random.Random) -> Edit | None:
@@ -948,7 +491,7 @@ def op_drop_value(ctx: PlanContext, rng: random.Random) -> Edit | None:
             ctx.reference, ctx.tokens, i, ctx.common_words
         ):
             cands.append(ctx.make(*ctx.delete_range(i, i + 1), "", "drop_value", 2))
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 def _phonetic_candidates(
@@ -958,7 +501,7 @@ def _phonetic_candidates(
     for i in ctx.tokens_in(role):
         tok = ctx.tokens[i]
         if (
-            not _is_word(tok)
+            not is_word(tok)
             or tok.norm in lexicon.FUNCTION_WORDS
             or tok.norm in lexicon.NEGATIONS
             or is_number_token(tok.norm)
@@ -982,7 +525,7 @@ def _phonetic_candidates(
 
 
 def op_phonetic_outcome(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _phonetic_candidates(ctx, rng, "outcome", "phonetic_outcome", 2))
+    return pick_one(rng, _phonetic_candidates(ctx, rng, "outcome", "phonetic_outcome", 2))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1012,17 +555,17 @@ def _with_causal(ctx: PlanContext, edit: Edit | None) -> Edit | None:
 
 
 def op_inform_antonym(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    edit = _pick(rng, _antonym_candidates(ctx, rng, "inform", "inform_antonym", 1, False))
+    edit = pick_one(rng, _antonym_candidates(ctx, rng, "inform", "inform_antonym", 1, False))
     return _with_causal(ctx, edit)
 
 
 def op_inform_negation(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    edit = _pick(rng, _negation_candidates(ctx, rng, "inform", "inform_negation", 1))
+    edit = pick_one(rng, _negation_candidates(ctx, rng, "inform", "inform_negation", 1))
     return _with_causal(ctx, edit)
 
 
 def op_inform_phonetic(ctx: PlanContext, rng: random.Random) -> Edit | None:
-    return _pick(rng, _phonetic_candidates(ctx, rng, "inform", "inform_phonetic", 1))
+    return pick_one(rng, _phonetic_candidates(ctx, rng, "inform", "inform_phonetic", 1))
 
 
 def op_inform_drop_word(ctx: PlanContext, rng: random.Random) -> Edit | None:
@@ -1033,13 +576,13 @@ def op_inform_drop_word(ctx: PlanContext, rng: random.Random) -> Edit | None:
         if (
             span is not None
             and len(tokenize(span.text)) >= 2
-            and _is_word(tok)
+            and is_word(tok)
             and tok.norm not in lexicon.FUNCTION_WORDS
             and tok.norm not in lexicon.NEGATIONS
             and len(tok.norm) >= 3
         ):
             cands.append(ctx.make(*ctx.delete_range(i, i + 1), "", "inform_drop_word", 1))
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 def op_inform_drop_span(ctx: PlanContext, rng: random.Random) -> Edit | None:
@@ -1051,14 +594,14 @@ def op_inform_drop_span(ctx: PlanContext, rng: random.Random) -> Edit | None:
             continue
         a, b = ctx.delete_range(idx[0], idx[-1] + 1)
         cands.append(ctx.make(a, b, "", "inform_drop_span", 1))
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 def op_inform_value(ctx: PlanContext, rng: random.Random) -> Edit | None:
     cands = _value_candidates(ctx, rng, "inform", "inform_value", 1)
     cands += _entity_candidates(ctx, rng, "inform", "inform_value", 1)
     cands += _calendar_candidates(ctx, rng, "inform", "inform_value", 1)
-    return _pick(rng, cands)
+    return pick_one(rng, cands)
 
 
 #: Every operator: name -> (planned tier, function). Weights live in :mod:`.generate`.
@@ -1134,15 +677,3 @@ def finalize_directions(reference: str, edits: Sequence[Edit]) -> list[Edit]:
                 break
         out.append(replace(e, direction=-1) if found else e)
     return out
-
-
-def apply_edits(reference: str, edits: Sequence[Edit]) -> str:
-    """The hypothesis: the reference with every (non-overlapping) edit applied."""
-    out = []
-    pos = 0
-    for e in sorted(edits, key=lambda e: (e.start, e.end)):
-        out.append(reference[pos : e.start])
-        out.append(e.new)
-        pos = e.end
-    out.append(reference[pos:])
-    return "".join(out)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.synth import lexicon
-from annotation.synth.families import DATA_DIR, _norms, _role_tier, _rows
+from annotation.synth.families import DATA_DIR, _role_tier, _rows
 from annotation.synth.numbers import (
     int_to_words,
     is_number_token,
@@ -48,7 +48,8 @@ from annotation.synth.numbers import (
     parse_ordinal,
     words_to_int,
 )
-from annotation.synth.operators import Edit, PlanContext, _digit_neighbour, match_case
+from annotation.synth.ops_format import digit_neighbour
+from annotation.synth.plan import Edit, PlanContext, match_case, token_norms
 from sitar.errors import InputError
 from sitar.text import Token
 
@@ -89,7 +90,7 @@ def load_values(path: Path = VALUES_FILE) -> tuple[ValuePair, ...]:
         where = f"{path.name}:{lineno}"
         if kind not in VALUE_KINDS:
             raise InputError(f"{where}: kind must be one of {VALUE_KINDS}, got {kind!r}")
-        if len(_norms(a)) != 1 or len(_norms(b)) != 1 or _norms(a) == _norms(b):
+        if len(token_norms(a)) != 1 or len(token_norms(b)) != 1 or token_norms(a) == token_norms(b):
             raise InputError(f"{where}: need two different single words, got {a!r} {b!r}")
         if kind == "teen":
             ta, tb = words_to_int(a), words_to_int(b)
@@ -167,7 +168,7 @@ def _magnitude(ctx: PlanContext, rng: random.Random, i: int, tier: int) -> list[
             value >= 1
             and not plain.startswith("0")
             and short
-            and not _digit_neighbour(text, toks, i)
+            and not digit_neighbour(text, toks, i)
         ):
             options = [value * 10]
             if value % 10 == 0 and value >= 20:
