@@ -11,11 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from annotation.synth import lexicon
-from annotation.synth.operators import (
-    PlanContext,
-    RoleSpan,
-)
 from annotation.synth.phonetic import PhoneticIndex
+from annotation.synth.plan import PlanContext, RoleSpan
 from sitar.errors import InputError
 from sitar.targets import DEFAULT_RHO
 

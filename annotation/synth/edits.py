@@ -11,12 +11,8 @@ from typing import Any
 
 from annotation.synth import lexicon
 from annotation.synth.config import CLEAN_OPS, OP_WEIGHTS, SOURCE, GenerationConfig
-from annotation.synth.operators import (
-    OPERATORS,
-    VALUE_OPS,
-    Edit,
-    PlanContext,
-)
+from annotation.synth.operators import OPERATORS, VALUE_OPS
+from annotation.synth.plan import Edit, PlanContext
 from annotation.synth.pool import Reference
 from sitar import segment
 from sitar.gaps import Segmentation

@@ -19,12 +19,9 @@ from annotation.synth.config import (
     plan_context,
 )
 from annotation.synth.edits import asr_surface, edit_footprint, make_record, plan_edits, try_ops
-from annotation.synth.operators import (
-    Edit,
-    apply_edits,
-    finalize_directions,
-)
+from annotation.synth.operators import finalize_directions
 from annotation.synth.phonetic import PhoneticIndex
+from annotation.synth.plan import Edit, apply_edits
 from annotation.synth.pool import Reference, restate
 from annotation.synth.rewrites import (
     FORM_FAMILIES,

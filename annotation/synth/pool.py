@@ -23,10 +23,8 @@ from annotation.synth.config import (
     PASSAGE_PARTNER_WEIGHTS,
     GenerationConfig,
 )
-from annotation.synth.operators import (
-    RoleSpan,
-    is_entity_token,
-)
+from annotation.synth.operators import is_entity_token
+from annotation.synth.plan import RoleSpan
 from annotation.synth.slots import fill_slot
 from sitar.errors import InputError
 from sitar.text import tokenize

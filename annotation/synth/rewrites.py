@@ -15,13 +15,8 @@ from annotation.synth import families
 from annotation.synth import values as value_ops
 from annotation.synth.config import SOURCE, GenerationConfig, plan_context
 from annotation.synth.edits import asr_surface, edit_footprint, make_record, try_ops
-from annotation.synth.operators import (
-    Edit,
-    PlanContext,
-    RoleSpan,
-    apply_edits,
-)
 from annotation.synth.phonetic import PhoneticIndex
+from annotation.synth.plan import Edit, PlanContext, RoleSpan, apply_edits
 from annotation.synth.pool import PoolItem, Reference
 from sitar import segment
 from sitar.errors import InputError

@@ -15,6 +15,7 @@ from annotation.synth.config import (
     VALUE_DATA_VERSION,
     GenerationConfig,
 )
+from annotation.synth.plan import number_tokens
 from annotation.synth.pool import PoolItem
 from sitar.records import Record
 from sitar.targets import normalize_score
@@ -341,8 +342,6 @@ def v15_stats(
     long_records = [
         r for r in records if str(r.provenance.get("pool_file", "")).startswith("long/")
     ]
-    from annotation.synth.operators import number_tokens
-
     number_edits = Counter(
         e["op"] for r in records for e in r.provenance.get("edits", [])
         if e["op"] == "number_format" or (
