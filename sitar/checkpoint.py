@@ -234,6 +234,15 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
                     where,
                     f"'scoring.decode' must be one of {DECODE_RULES}, got {scoring['decode']!r}",
                 )
+        if "normal_form" in scoring:
+            from sitar.normalize import NORMAL_FORM_VERSIONS
+
+            if scoring["normal_form"] not in NORMAL_FORM_VERSIONS:
+                raise _bad(
+                    where,
+                    f"'scoring.normal_form' must be one of {NORMAL_FORM_VERSIONS}, "
+                    f"got {scoring['normal_form']!r}",
+                )
         if "normalize" in scoring and scoring["normalize"] not in NORMALIZATIONS:
             raise _bad(
                 where,

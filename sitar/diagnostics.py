@@ -233,15 +233,26 @@ def _segment_all(references: list[str], hypotheses: list[str], analyzer: Any) ->
     return [segment(r, h, analyzer=analyzer) for r, h in zip(references, hypotheses, strict=True)]
 
 
+def _normal_form_of(source: Any) -> str:
+    """The normal form a scorer (or a test double without one) compares in."""
+    from sitar.normalize import NORMALIZER_VERSION
+
+    return getattr(source, "normal_form", NORMALIZER_VERSION)
+
+
 def _original_segmentation(
-    reference: str, hypothesis: str, normalized_seg: Segmentation | None, analyzer: Any
+    reference: str,
+    hypothesis: str,
+    normalized_seg: Segmentation | None,
+    analyzer: Any,
+    normal_form: str,
 ) -> Segmentation:
-    """CGD of the normalised pair (``normalized_seg`` when the scorer already has it), told in
-    the original strings (:func:`sitar.normalize.original_segmentation`)."""
+    """CGD of the normalised pair in ``normal_form`` (``normalized_seg`` when the scorer already
+    has it), told in the original strings (:func:`sitar.normalize.original_segmentation`)."""
     from sitar.cgd import segment
     from sitar.normalize import normalize_pair, original_segmentation
 
-    pair = normalize_pair(reference, hypothesis)
+    pair = normalize_pair(reference, hypothesis, version=normal_form)
     seg = normalized_seg if normalized_seg is not None else segment(*pair.texts, analyzer=analyzer)
     return original_segmentation(seg, pair)
 
@@ -298,8 +309,10 @@ def explain_many(
     if normalized:
         # The scorer compares canonical texts; CGD must see the same ones, and the explanation is
         # told in the user's strings (spans and single-gap hypotheses of the original texts).
+        form = _normal_form_of(source)
         segs = [
-            _original_segmentation(r, h, None, analyzer) for r, h in zip(refs, hyps, strict=True)
+            _original_segmentation(r, h, None, analyzer, form)
+            for r, h in zip(refs, hyps, strict=True)
         ]
     else:
         segs = _segment_all(refs, hyps, analyzer)
@@ -394,7 +407,9 @@ def explain_analyses(
     out = []
     for r, h, a in zip(refs, hyps, analyses, strict=True):
         if normalized:
-            seg = _original_segmentation(r, h, a.segmentation, scorer.analyzer)
+            seg = _original_segmentation(
+                r, h, a.segmentation, scorer.analyzer, _normal_form_of(scorer)
+            )
         else:
             seg = (
                 a.segmentation

@@ -107,6 +107,14 @@ then rule 10 over the pair, and rule 11 when the text is written out:
     different sentences into one gap (the public dev set's ``early``/``Sam`` edits, ten words
     apart across a full stop). Nothing is marked before the first token or after the last.
 
+**Normal-form versions.** Version 2 (:data:`NORMALIZER_VERSION`, the default) is rules 1-11.
+Version 3 is rules 1-10 without rule 11: the text is the tokens joined by single spaces, so a
+pair written with punctuation and the same pair stripped of it have one normal form, and score
+the same by construction (issue #28's invariance). A checkpoint names the version it was trained
+on (``scoring.normal_form``, :func:`sitar.options.default_normal_form`); the tokens, their spans
+and :func:`original_gap_spans` are the same in both, only the text CGD and the model read
+differs. Chosen for the models trained on the normal form in ``experiments/normal-form-v3/``.
+
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
 (``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
@@ -132,8 +140,10 @@ from sitar.text import is_token_char, tokenize
 
 __all__ = [
     "NORMALIZER_VERSION",
+    "NORMAL_FORM_VERSIONS",
     "Normalized",
     "NormalizedPair",
+    "check_normal_form_version",
     "normalize",
     "normalize_pair",
     "normalizer_id",
@@ -142,7 +152,11 @@ __all__ = [
 ]
 
 #: Version of the rules in this module's docstring; with the library's version in the signature.
+#: The default normal form (rules 1-11), for every checkpoint that does not name one.
 NORMALIZER_VERSION = "2"
+#: The normal forms :func:`normalize_pair` writes: ``2`` (rules 1-11) and ``3`` (rules 1-10, no
+#: boundary marks); see "Normal-form versions" in the module docstring.
+NORMAL_FORM_VERSIONS = ("2", "3")
 
 
 @dataclass(frozen=True)
@@ -160,8 +174,13 @@ class Normalized:
 
     @property
     def text(self) -> str:
-        """The tokens joined by spaces, with rule 11's boundary marks."""
+        """The tokens joined by spaces, with rule 11's boundary marks (normal form version 2)."""
         return _with_marks(self.original, self.tokens, self.spans)
+
+    @property
+    def plain_text(self) -> str:
+        """The tokens joined by single spaces, without marks (normal form version 3)."""
+        return " ".join(self.tokens)
 
     def original_span(self, start: int, end: int) -> Interval:
         """The original span of normalised tokens ``[start, end)``; for an empty interval, the
@@ -223,25 +242,38 @@ def _with_marks(original: str, tokens: tuple[str, ...], spans: tuple[Interval, .
 
 
 class NormalizedPair(NamedTuple):
-    """The normalised reference and hypothesis; ``texts`` is what :func:`sitar.segment` takes."""
+    """The normalised reference and hypothesis in normal form ``version``; ``texts`` is what
+    :func:`sitar.segment` takes (with rule 11's marks in version 2, without in version 3)."""
 
     reference: Normalized
     hypothesis: Normalized
+    version: str = NORMALIZER_VERSION
 
     @property
     def texts(self) -> tuple[str, str]:
+        if self.version == "3":
+            return (self.reference.plain_text, self.hypothesis.plain_text)
         return (self.reference.text, self.hypothesis.text)
 
 
-def normalizer_id() -> str:
-    """``sitar-norm-<rules version>+whisper-normalizer-<version>``, for the signature."""
-    from importlib.metadata import PackageNotFoundError, version
+def check_normal_form_version(version: object) -> str:
+    """``version`` if it is one of :data:`NORMAL_FORM_VERSIONS`, else an :class:`InputError`."""
+    if not isinstance(version, str) or version not in NORMAL_FORM_VERSIONS:
+        raise InputError(f"normal form must be one of {NORMAL_FORM_VERSIONS}, got {version!r}")
+    return version
 
+
+def normalizer_id(version: str = NORMALIZER_VERSION) -> str:
+    """``sitar-norm-<normal form version>+whisper-normalizer-<version>``, for the signature."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    check_normal_form_version(version)
     try:
-        library_version = version(LIBRARY)
+        library_version = installed(LIBRARY)
     except PackageNotFoundError:
         library_version = "missing"
-    return f"sitar-norm-{NORMALIZER_VERSION}+{LIBRARY}-{library_version}"
+    return f"sitar-norm-{version}+{LIBRARY}-{library_version}"
 
 
 def _canonical(text: str) -> tuple[list[str], list[Interval]]:
@@ -281,20 +313,26 @@ def normalize(text: str) -> Normalized:
     return Normalized(original=text, tokens=tuple(tokens), spans=tuple(spans))
 
 
-def normalize_pair(reference: str, hypothesis: str) -> NormalizedPair:
-    """Normalise both sides, then join compounds spelt apart on one side only (rule 10).
+def normalize_pair(
+    reference: str, hypothesis: str, *, version: str = NORMALIZER_VERSION
+) -> NormalizedPair:
+    """Normalise both sides, then join compounds spelt apart on one side only (rule 10);
+    ``version`` is the normal form whose texts ``.texts`` gives (``"2"`` or ``"3"``).
 
     >>> pair = normalize_pair("The clinic is closed on weekends.", "the clinic is closed on week ends")
     >>> pair.texts
     ('the clinic is closed on weekends', 'the clinic is closed on weekends')
+    >>> normalize_pair("Stop. Then go left.", "stop then go left", version="3").texts
+    ('stop then go left', 'stop then go left')
     """
+    check_normal_form_version(version)
     for name, value in (("reference", reference), ("hypothesis", hypothesis)):
         if not isinstance(value, str):
             raise InputError(f"{name} must be a str, got {type(value).__name__}")
     ref, hyp = normalize(reference), normalize(hypothesis)
     ref_joined = _join_compounds(ref, frozenset(hyp.tokens), frozenset(ref.tokens))
     hyp_joined = _join_compounds(hyp, frozenset(ref.tokens), frozenset(hyp.tokens))
-    return NormalizedPair(ref_joined, hyp_joined)
+    return NormalizedPair(ref_joined, hyp_joined, version)
 
 
 def _join_compounds(side: Normalized, other: frozenset[str], own: frozenset[str]) -> Normalized:
@@ -331,10 +369,7 @@ def original_gap_spans(
 ) -> tuple[tuple[Interval, Interval], ...]:
     """For each gap of ``segment(*pair.texts)``: its (reference, hypothesis) spans in the
     ORIGINAL strings (token intervals mapped through :meth:`Normalized.original_span`)."""
-    if (
-        segmentation.reference != pair.reference.text
-        or segmentation.hypothesis != pair.hypothesis.text
-    ):
+    if (segmentation.reference, segmentation.hypothesis) != pair.texts:
         raise InputError(
             "original_gap_spans() needs the segmentation of this pair's normalised texts"
         )

@@ -40,6 +40,7 @@ __all__ = [
     "NORMALIZATIONS",
     "ScorerOptions",
     "add_scorer_arguments",
+    "default_normal_form",
     "default_normalization",
     "options_from_args",
 ]
@@ -155,6 +156,20 @@ def default_normalization(config: Any) -> str:
     scoring = extra.get("scoring") if isinstance(extra, dict) else None
     value = scoring.get("normalize") if isinstance(scoring, dict) else None
     return "sitar" if value == "sitar" else "none"
+
+
+def default_normal_form(config: Any) -> str:
+    """The normal form (:data:`sitar.normalize.NORMAL_FORM_VERSIONS`) a checkpoint read in
+    training, used when it is scored with ``normalize='sitar'``: its ``scoring.normal_form``
+    (written by ``python -m training.export`` for a run with ``normal_form: "3"``), else ``"2"``
+    (:data:`sitar.normalize.NORMALIZER_VERSION`; every checkpoint before the field). The value
+    was checked when the checkpoint was read (:mod:`sitar.checkpoint`)."""
+    from sitar.normalize import NORMALIZER_VERSION
+
+    extra = getattr(config, "extra", None) or {}
+    scoring = extra.get("scoring") if isinstance(extra, dict) else None
+    value = scoring.get("normal_form") if isinstance(scoring, dict) else None
+    return value if isinstance(value, str) else NORMALIZER_VERSION
 
 
 def default_decode(config: Any) -> str:

@@ -51,7 +51,7 @@ from sitar import checkpoint as _checkpoint
 from sitar import windows as _windows
 from sitar.checkpoint import CheckpointConfig
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
-from sitar.options import HEADS, ScorerOptions, default_normalization
+from sitar.options import HEADS, ScorerOptions, default_normal_form, default_normalization
 from sitar.result import AGGREGATION, ScoreResult, system_score
 from sitar.swer import checkpoint_swer_params, pair_length, pair_swer
 from sitar.targets import normalize_score
@@ -173,6 +173,9 @@ class Scorer:
         #: ``sitar`` or ``none`` (:data:`sitar.options.NORMALIZATIONS`); None means the form the
         #: checkpoint was trained on (:func:`default_normalization`).
         self.normalize = normalize if normalize is not None else default_normalization(config)
+        #: The normal form ``normalize='sitar'`` writes: the one the checkpoint was trained on
+        #: (:func:`default_normal_form`; ``"2"`` with rule 11's boundary marks, ``"3"`` without).
+        self.normal_form = default_normal_form(config)
         #: ``swer``'s T1 weight and extent for this checkpoint (:mod:`sitar.swer`).
         self.swer_params = checkpoint_swer_params(config)
         self._signature: str | None = None
@@ -373,7 +376,7 @@ class Scorer:
             if self.normalize == "sitar":
                 from sitar.normalize import normalizer_id
 
-                extra["norm"] = normalizer_id()
+                extra["norm"] = normalizer_id(self.normal_form)
             self._signature = make_signature(
                 analyzer=analyzer,
                 rho=self.config.rho,
@@ -474,12 +477,16 @@ class Scorer:
         self, references: Sequence[str], hypotheses: Sequence[str]
     ) -> tuple[list[str], list[str]]:
         """The checked texts as the model and CGD see them: as given (``normalize='none'``) or
-        both sides in the canonical form of :func:`sitar.normalize.normalize_pair`."""
+        both sides in the canonical form of :func:`sitar.normalize.normalize_pair`, in the
+        checkpoint's normal form (:attr:`normal_form`)."""
         refs, hyps = _check_inputs(references, hypotheses)
         if self.normalize == "sitar":
             from sitar.normalize import normalize_pair
 
-            pairs = [normalize_pair(r, h).texts for r, h in zip(refs, hyps, strict=True)]
+            form = self.normal_form
+            pairs = [
+                normalize_pair(r, h, version=form).texts for r, h in zip(refs, hyps, strict=True)
+            ]
             refs, hyps = [p[0] for p in pairs], [p[1] for p in pairs]
         return refs, hyps
 

@@ -131,6 +131,10 @@ class TrainConfig:
     #: ``sitar`` (both sides through :mod:`sitar.normalize`). With ``sitar`` every record must be
     #: in that normal form (``python -m training.normal_form``; checked when the data is loaded).
     normalize: str = "none"
+    #: With ``normalize: sitar``, the normal form the records are in and the checkpoint is scored
+    #: in (``scoring.normal_form``): ``"2"`` (rule 11's boundary marks) or ``"3"`` (none); see
+    #: :mod:`sitar.normalize`. ``"2"`` is left out of the config's dict and hash.
+    normal_form: str = "2"
     #: ``auto``: bf16 on a bf16-capable GPU, fp32 otherwise. fp16 is not offered (DeBERTa overflows).
     precision: str = "auto"
     #: Force CPU even when a GPU is visible.
@@ -228,6 +232,12 @@ class TrainConfig:
         object.__setattr__(self, "teacher_weight", float(w))
         if self.normalize not in NORMALIZATIONS:
             raise bad("normalize", "'none' or 'sitar'")
+        from sitar.normalize import NORMAL_FORM_VERSIONS
+
+        if self.normal_form not in NORMAL_FORM_VERSIONS:
+            raise bad("normal_form", f"one of {NORMAL_FORM_VERSIONS} (a string)")
+        if self.normal_form != "2" and self.normalize != "sitar":
+            raise bad("normal_form", "'2' unless normalize is 'sitar'")
         if self.teacher and not self.gap_head:
             raise InputError("config teacher: teacher targets are for the gap head (gap_head)")
         if not 0.0 <= self.warmup_ratio < 1.0:
@@ -281,6 +291,8 @@ class TrainConfig:
             del out["teacher"], out["teacher_weight"]  # likewise
         if self.normalize == "none":
             del out["normalize"]  # likewise
+        if self.normal_form == "2":
+            del out["normal_form"]  # likewise
         if not self.gap_closeness:
             del out["gap_closeness"]  # likewise
         out["extra"] = dict(self.extra)

@@ -176,16 +176,18 @@ def tier_only_ids(
     )
 
 
-def check_normal_form(splits: Mapping[str, Sequence[Record]], normalize: str) -> None:
+def check_normal_form(
+    splits: Mapping[str, Sequence[Record]], normalize: str, normal_form: str = "2"
+) -> None:
     """With ``normalize: sitar``, every record must have been written by
-    ``python -m training.normal_form`` with the installed normaliser (``provenance.normal_form`` is
-    :func:`sitar.normalize.normalizer_id`): the model must train on the form it is scored in.
-    With ``none`` nothing is checked (records as written)."""
+    ``python -m training.normal_form`` with the installed normaliser in ``normal_form``
+    (``provenance.normal_form`` is :func:`sitar.normalize.normalizer_id` of it): the model must
+    train on the form it is scored in. With ``none`` nothing is checked (records as written)."""
     if normalize != "sitar":
         return
     from sitar.normalize import normalizer_id
 
-    want = normalizer_id()
+    want = normalizer_id(normal_form)
     for split, records in splits.items():
         for record in records:
             got = record.provenance.get("normal_form")
@@ -193,7 +195,8 @@ def check_normal_form(splits: Mapping[str, Sequence[Record]], normalize: str) ->
                 raise RecordError(
                     f"record {record.id!r} ({split}) is not in the normal form of {want!r} "
                     f"(provenance.normal_form is {got!r}); convert the files with "
-                    "python -m training.normal_form, or train with normalize: none"
+                    f"python -m training.normal_form --normal-form {normal_form}, or train with "
+                    "normalize: none"
                 )
 
 

@@ -154,7 +154,8 @@ def export_run(
 def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:
     """The checkpoint's ``scoring`` section: its default head and, for a run trained on
     normalised text, ``normalize: sitar`` (what :func:`sitar.options.default_normalization`
-    reads)."""
+    reads) and, for a normal form other than version 2, ``normal_form`` (what
+    :func:`sitar.options.default_normal_form` reads)."""
     scoring: dict[str, Any] = {}
     if head is not None:
         if head not in ("gaps", "pair"):
@@ -165,6 +166,9 @@ def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:
             scoring["head"] = head
     if getattr(config, "normalize", "none") == "sitar":
         scoring["normalize"] = "sitar"
+        form = getattr(config, "normal_form", "2")
+        if form != "2":
+            scoring["normal_form"] = form
     return {"scoring": scoring} if scoring else {}
 
 

@@ -504,7 +504,7 @@ def train(
     )
     if config.drop_ops:
         log.info("drop_ops %s left out %s records", list(config.drop_ops), dropped)
-    check_normal_form(splits, config.normalize)
+    check_normal_form(splits, config.normalize, config.normal_form)
     if config.train_split not in splits:
         raise InputError(f"no records with split {config.train_split!r} in {list(config.data)}")
     if config.eval_split not in splits:

@@ -24,11 +24,20 @@ inside a list of numbers); otherwise it would only duplicate it. Variants get th
 
 Every output record's provenance records ``normal_form`` (:func:`sitar.normalize.normalizer_id`)
 and, for a variant, ``mixed_form`` and ``parent``. A training config with ``normalize: sitar``
-refuses records without the current ``normal_form`` (:func:`training.data.check_normal_form`).
+refuses records without the ``normal_form`` of its config's version
+(:func:`training.data.check_normal_form`).
+
+**Normal form version** (``--normal-form``, default ``2``): version 3 has no boundary marks
+(:mod:`sitar.normalize`), so a pair and its recognizer form are one text and mixed-form variants
+can only differ where the normaliser reads punctuation (``-2``, ``3:30``). Records already in
+version 2 convert to version 3 directly (normalising is idempotent on the tokens; the labelled
+spans are read in the version-2 text); an input variant whose version-3 texts equal its parent's
+is dropped (counted as ``variant_same_as_parent``).
 
 Run::
 
-    python -m training.normal_form IN.jsonl [IN2.jsonl ...] --out-dir DIR [--mixed-share 0.3]
+    python -m training.normal_form IN.jsonl [IN2.jsonl ...] --out-dir DIR [--mixed-share 0.3] \
+        [--normal-form 3]
 
 Each input file ``NAME.jsonl`` becomes ``DIR/NAME.jsonl``; ``DIR/normal_form.json`` holds the
 counts (records in, out, left out and why, gaps vanished by tier, variants), the normaliser id,
@@ -58,6 +67,7 @@ from typing import Any
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.integrity import sha256_file
+from sitar.normalize import NORMAL_FORM_VERSIONS
 from sitar.records import Record, read_records, write_lines_atomic, write_records
 from training.data import read_teacher, teacher_line
 
@@ -117,14 +127,18 @@ def normal_form_record(
     *,
     reference: str | None = None,
     hypothesis: str | None = None,
+    normal_form: str = "2",
 ) -> tuple[Record | None, str, Counter[int]]:
     """``record`` in normal form, or None with the reason it was left out.
 
     ``reference``/``hypothesis`` replace the record's texts before normalising (same length and
     offsets: :func:`recognizer_form_keep_offsets`); the labelled spans are read against them.
     Returns ``(record or None, reason, vanished)`` where ``vanished`` counts, by tier, the
-    labelled gaps that only differed in written form."""
-    out, reason, vanished, _ = _normal_form(record, reference=reference, hypothesis=hypothesis)
+    labelled gaps that only differed in written form. ``normal_form`` is the version written
+    (:data:`sitar.normalize.NORMAL_FORM_VERSIONS`)."""
+    out, reason, vanished, _ = _normal_form(
+        record, reference=reference, hypothesis=hypothesis, normal_form=normal_form
+    )
     return out, reason, vanished
 
 
@@ -147,7 +161,11 @@ def carry_teacher(
 
 
 def _normal_form(
-    record: Record, *, reference: str | None = None, hypothesis: str | None = None
+    record: Record,
+    *,
+    reference: str | None = None,
+    hypothesis: str | None = None,
+    normal_form: str = "2",
 ) -> tuple[Record | None, str, Counter[int], list[list[int]]]:
     """:func:`normal_form_record`, also returning for each new gap the indices of the labelled
     gaps it overlaps (what its step, and any teacher target, are carried from)."""
@@ -159,7 +177,7 @@ def _normal_form(
     hyp = record.hypothesis if hypothesis is None else hypothesis
     if len(ref) != len(record.reference) or len(hyp) != len(record.hypothesis):
         raise ValueError("replacement texts must keep every character offset")
-    pair = normalize_pair(ref, hyp)
+    pair = normalize_pair(ref, hyp, version=normal_form)
     seg = segment(*pair.texts)
     old = [
         (tuple(g["ref_span"]), tuple(g["hyp_span"]), 3 * t + d)
@@ -192,7 +210,7 @@ def _normal_form(
     directions = [s - 3 * t for s, t in zip(steps, tiers, strict=True)]
     score = score_from_tiers(tiers, directions, rho=record.rho)
     provenance = dict(record.provenance)
-    provenance["normal_form"] = normalizer_id()
+    provenance["normal_form"] = normalizer_id(normal_form)
     out = Record(
         id=record.id,
         reference=pair.texts[0],
@@ -217,10 +235,14 @@ def _convert(
     stats: Counter[str],
     teacher: Mapping[str, Sequence[Sequence[float]]] | None = None,
     carried: dict[str, list[list[float]]] | None = None,
+    normal_form: str = "2",
 ) -> Iterator[Record]:
-    """Records in normal form (and mixed-form variants). With ``teacher`` (record id -> the
-    teacher's probabilities on the record as written), each output record with gaps whose source
-    has teacher targets gets them carried (:func:`carry_teacher`) into ``carried``."""
+    """Records in normal form ``normal_form`` (and mixed-form variants). With ``teacher`` (record
+    id -> the teacher's probabilities on the record as written), each output record with gaps
+    whose source has teacher targets gets them carried (:func:`carry_teacher`) into ``carried``.
+    An input record that is itself a mixed-form variant (``provenance.parent``, from an earlier
+    conversion) is dropped when its normal form equals its parent's, by the variants' rule."""
+    plain: dict[str, tuple[str, str]] = {}
 
     def carry(rid: str, source: Record, out: Record, hits: list[list[int]]) -> None:
         if teacher is None or carried is None or not out.gaps:
@@ -239,12 +261,17 @@ def _convert(
 
     for record in records:
         stats["in"] += 1
-        new, reason, vanished, hits = _normal_form(record)
+        new, reason, vanished, hits = _normal_form(record, normal_form=normal_form)
         for tier, n in vanished.items():
             stats[f"vanished_T{tier}"] += n
         if new is None:
             stats[f"left_out: {reason}"] += 1
             continue
+        parent = record.provenance.get("parent")
+        if parent is not None and plain.get(parent) == (new.reference, new.hypothesis):
+            stats["variant_same_as_parent"] += 1
+            continue
+        plain[record.id] = (new.reference, new.hypothesis)
         stats["out"] += 1
         carry(new.id, record, new, hits)
         yield new
@@ -257,7 +284,7 @@ def _convert(
             if side == "hyp"
             else None,
         }
-        variant, reason, _, vhits = _normal_form(record, **texts)
+        variant, reason, _, vhits = _normal_form(record, **texts, normal_form=normal_form)
         if variant is None:
             stats[f"mixed_left_out: {reason}"] += 1
             continue
@@ -288,6 +315,13 @@ def _parser() -> ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument(
+        "--normal-form",
+        choices=NORMAL_FORM_VERSIONS,
+        default="2",
+        help="the normal form written: 2 (default; rule 11's boundary marks) or 3 (none); a "
+        "training config with normal_form: '3' needs 3 (sitar.normalize)",
+    )
+    p.add_argument(
         "--teacher",
         type=Path,
         help="teacher file on the input records as written (python -m training.teacher): "
@@ -312,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     teacher = read_teacher(args.teacher) if args.teacher is not None else None
     carried: dict[str, list[list[float]]] = {}
     report: dict[str, Any] = {
-        "normalizer": normalizer_id(),
+        "normalizer": normalizer_id(args.normal_form),
         "mixed_share": args.mixed_share,
         "seed": args.seed,
         "versions": {
@@ -333,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stats=stats,
                 teacher=teacher,
                 carried=carried,
+                normal_form=args.normal_form,
             ),
         )
         report["files"][str(path)] = dict(sorted(stats.items()))

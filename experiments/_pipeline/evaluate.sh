@@ -5,6 +5,8 @@
 #   bash experiments/_pipeline/evaluate.sh ID EXPERIMENT_DIR [DATA]
 #   e.g. bash experiments/_pipeline/evaluate.sh v23 experiments/v23-read-tiers
 #
+# NF_EVAL (default DATA/v16/nf_eval) and NF_EVAL_W4 (default DATA/v16/nf_eval_w4) hold the
+# evaluation files in the run's normal form (v32 on: version 3, ../v32-nf3/README.md).
 # RUN (default /work/runs/ID) is the run; the checkpoint goes to DATA/runs/candN (DATA defaults to
 # /work/data, N is ID without its v) and the reports to EXPERIMENT_DIR/eval/. Each step is skipped
 # when its output exists, so a stopped pipeline continues. Run it with nothing else on the machine
@@ -27,6 +29,8 @@ RUN=${RUN:-/work/runs/$ID}
 N=${ID#v}
 CAND=$D/runs/cand$N
 EV=$EXP/eval
+NF_EVAL=${NF_EVAL:-$D/v16/nf_eval}
+NF_EVAL_W4=${NF_EVAL_W4:-$D/v16/nf_eval_w4}
 mkdir -p "$EV" "$D/runs"
 say() { echo "[evaluate $ID $(date -u +%H:%M:%S)] $*"; }
 [ -s "$RUN/metrics.jsonl" ] || { echo "$RUN/metrics.jsonl not found: is $RUN a finished run?" >&2; exit 2; }
@@ -71,7 +75,7 @@ if [ ! -s "$CAND/model.int8row.onnx" ]; then
   "$PY" -m training.export --run "$RUN" --out "$CAND" --name "$NAME" --variants fp32 \
     --default-variant fp32 --step "$STEP" --overwrite
   "$PY" -m training.export --add-variant int8row --checkpoint "$CAND" \
-    --records "$D/v16/nf_eval/synth_validation_1k.jsonl" --make-default
+    --records "$NF_EVAL/synth_validation_1k.jsonl" --make-default
 fi
 if [ ! -s "$EV/swer_choose_cand$N.json" ]; then
   say "3. swer on the validation A/B set"
@@ -79,7 +83,7 @@ if [ ! -s "$EV/swer_choose_cand$N.json" ]; then
 fi
 if [ ! -s "$EV/cand$N.json" ]; then
   say "4. evaluate.py"
-  "$PY" experiments/v11-wave3/evaluate.py --checkpoint "$CAND" --records-dir "$D/v16/nf_eval" --out "$EV/cand$N.json"
+  "$PY" experiments/v11-wave3/evaluate.py --checkpoint "$CAND" --records-dir "$NF_EVAL" --out "$EV/cand$N.json"
 fi
 if [ ! -s "$EV/severity_cand$N.json" ]; then
   say "5. severity benchmark"
@@ -88,7 +92,7 @@ fi
 for W in w3 w4; do
   if [ ! -s "$EV/${W}test_cand$N.json" ]; then
     say "6. $W test split by selection part"
-    if [ "$W" = w3 ]; then F="$D/v16/nf_eval/asr_w3_test.jsonl"; else F="$D/v16/nf_eval_w4/asr_w4_test.jsonl"; fi
+    if [ "$W" = w3 ]; then F="$NF_EVAL/asr_w3_test.jsonl"; else F="$NF_EVAL_W4/asr_w4_test.jsonl"; fi
     "$PY" -m training.evaluate_checkpoint --checkpoint "$CAND" --no-devset --records "$F" \
       --by-selection -o "$EV/${W}test_cand$N.json" > /dev/null
   fi

@@ -26,6 +26,7 @@ from sitar.io import (
     open_output,
     pairs_from_args,
 )
+from sitar.normalize import NORMAL_FORM_VERSIONS, NORMALIZER_VERSION
 from sitar.options import NORMALIZATIONS
 
 _COLOURS = {"substitution": "\033[33m", "deletion": "\033[31m", "insertion": "\033[32m"}
@@ -72,6 +73,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action=SingleValue,
         help="sitar: segment the canonical forms of both sides (sitar.normalize; spans still "
         "point into the text as given, norm: in the signature); none (default): the text as given",
+    )
+    parser.add_argument(
+        "--normal-form",
+        choices=NORMAL_FORM_VERSIONS,
+        default=NORMALIZER_VERSION,
+        action=SingleValue,
+        help="with --normalize sitar, the normal form compared: 2 (default) keeps one boundary "
+        "mark where the text has one, so CGD sees its sentences; 3 has none (a checkpoint "
+        "trained on it names it; sitar.normalize)",
     )
     parser.add_argument(
         "--show-normalized",
@@ -150,7 +160,7 @@ def _segment(args: argparse.Namespace, reference: str, hypothesis: str) -> tuple
         return segment(reference, hypothesis, **options), None
     from sitar.normalize import normalize_pair, original_segmentation
 
-    pair = normalize_pair(reference, hypothesis)
+    pair = normalize_pair(reference, hypothesis, version=args.normal_form)
     return original_segmentation(segment(*pair.texts, **options), pair), pair
 
 
@@ -176,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             if normalized is not None:
                 from sitar.normalize import normalizer_id
 
-                signature += f"|norm:{normalizer_id()}"
+                signature += f"|norm:{normalizer_id(normalized.version)}"
             if args.as_jsonl:
                 record = {"id": pair.id, **seg.to_dict(), "signature": signature}
                 if args.show_normalized and normalized is not None:

@@ -474,3 +474,32 @@ def test_a_third_decade_word_starts_a_new_number() -> None:
 
 def test_spoken_pence_only_for_prices() -> None:
     assert _gaps("Send $300, 20 boxes too.", "send three hundred dollars twenty boxes too") == []
+
+
+def test_normal_form_version_3_has_no_marks_and_the_same_tokens() -> None:
+    written = (
+        "Stop the truck. Leave the keys, then call Sam at 3:30 p.m.",
+        "stop the truck leave the key then call pam at three thirty pm",
+    )
+    stripped = ("stop the truck leave the keys then call sam at 3 30 pm", written[1])
+    v2, v3 = normalize_pair(*written), normalize_pair(*written, version="3")
+    assert v2.texts[0] == "stop the truck. leave the keys, then call sam at 3 30 pm"
+    assert v3.texts[0] == "stop the truck leave the keys then call sam at 3 30 pm"
+    assert (v2.reference.tokens, v2.reference.spans) == (v3.reference.tokens, v3.reference.spans)
+    # Written and stripped of punctuation: one version-3 text, so the same gaps.
+    assert normalize_pair(*stripped, version="3").texts == v3.texts
+    seg = segment(*v3.texts)
+    spans = original_gap_spans(seg, v3)
+    # Without the comma's mark CGD consolidates the two edits into one gap (version 2 keeps two).
+    assert [written[0][slice(*r)] for r, _ in spans] == ["keys, then call Sam"]
+    assert len(segment(*v2.texts).gaps) == 2
+    with pytest.raises(InputError, match="normalised texts"):
+        original_gap_spans(segment(*v2.texts), v3)  # a segmentation of the other version
+    assert normalizer_id("3").startswith("sitar-norm-3+") and normalizer_id().startswith(
+        "sitar-norm-2+"
+    )
+    for bad in ("1", 3, None):
+        with pytest.raises(InputError, match="normal form must be one of"):
+            normalize_pair("a", "b", version=bad)  # type: ignore[arg-type]
+        with pytest.raises(InputError, match="normal form must be one of"):
+            normalizer_id(bad)  # type: ignore[arg-type]

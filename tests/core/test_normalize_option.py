@@ -81,3 +81,64 @@ def test_gaps_command_shows_what_was_compared(capsys) -> None:
     assert record["signature"].endswith(f"|norm:{normalizer_id()}")
     assert main([*args, "--show-normalized"]) == 2
     assert "--normalize sitar" in capsys.readouterr().err
+
+
+def test_a_checkpoint_trained_on_version_3_is_scored_without_marks(tmp_path) -> None:
+    """``scoring.normal_form: "3"`` (normal form without rule 11's marks): the pair as written and
+    stripped of punctuation is one text, so it scores the same by construction; the signature
+    names the version; a bad value is refused when the checkpoint is signed, as when it is read."""
+    import shutil
+
+    from sitar.checkpoint import CONFIG_FILE, resolve_checkpoint, write_integrity
+    from sitar.diagnostics import explain_many
+    from sitar.errors import CheckpointError
+
+    dst = tmp_path / "ckpt"
+    shutil.copytree(resolve_checkpoint(None), dst)
+    path = dst / CONFIG_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.setdefault("scoring", {}).update({"normalize": "sitar", "normal_form": "3"})
+    path.write_text(json.dumps(data), encoding="utf-8")
+    write_integrity(dst)
+    v3 = Scorer.load(dst)
+    assert (v3.normalize, v3.normal_form) == ("sitar", "3")
+    assert v3.signature.endswith(f"|norm:{normalizer_id('3')}")
+    written = ["Stop the truck. Leave the keys at the desk, then call Sam.", *REFS]
+    hyps = ["stop the truck leave the key at the desk then call pam", *HYPS]
+    stripped = [" ".join(w.strip(".,").lower() for w in r.split()) for r in written]
+    assert v3.prepare(written[:1], hyps[:1]) == (
+        ["stop the truck leave the keys at the desk then call sam"],
+        ["stop the truck leave the key at the desk then call pam"],
+    )
+    a = v3.score(references=written, hypotheses=hyps)
+    b = v3.score(references=stripped, hypotheses=hyps)
+    assert a.scores == b.scores
+    # Version 2 (the default checkpoint with normalize="sitar") keeps the full stop's mark.
+    v2 = Scorer.load(normalize="sitar")
+    assert v2.normal_form == "2" and v2.prepare(written[:1], hyps[:1])[0] == [
+        "stop the truck. leave the keys at the desk, then call sam"
+    ]
+    # Explanations still point into the user's strings.
+    (out,) = explain_many(v3, references=written[:1], hypotheses=hyps[:1], method="gaps")
+    assert [written[0][slice(*g.gap.ref_span)] for g in out.gaps] == [
+        "keys at the desk, then call Sam"
+    ]
+    data["scoring"]["normal_form"] = 3
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="scoring.normal_form"):
+        write_integrity(dst)
+
+
+def test_gaps_command_compares_in_the_normal_form_asked_for(capsys) -> None:
+    from sitar.cli import main
+
+    args = ["gaps", "--ref", "Stop. Then go left.", "--hyp", "stop then go right", "--jsonl-out"]
+    assert main([*args, "--normalize", "sitar", "--show-normalized", "--normal-form", "3"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["normalized"] == ["stop then go left", "stop then go right"]
+    assert record["signature"].endswith(f"|norm:{normalizer_id('3')}")
+    assert main([*args, "--normalize", "sitar", "--show-normalized"]) == 0
+    assert json.loads(capsys.readouterr().out)["normalized"][0] == "stop. then go left"
+    with pytest.raises(SystemExit) as exit_info:  # a usage error, as for any bad choice
+        main([*args, "--normal-form", "4"])
+    assert exit_info.value.code == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -196,3 +197,57 @@ def test_export_records_the_form_and_the_scorer_defaults_to_it() -> None:
     plain = _scoring_extra(SimpleNamespace(gap_head=True, normalize="none"), "gaps")
     assert plain == {"scoring": {"head": "gaps"}}
     assert default_normalization(SimpleNamespace(extra=plain)) == "none"
+
+
+def test_version_3_converts_version_2_records_and_drops_same_variants(tmp_path) -> None:
+    # Records already in version 2 (with rule 11's marks) convert to version 3: the marks go,
+    # CGD finds its gaps again, and a variant whose version-3 texts equal its parent's is dropped.
+    parent = labelled("Stop the truck. Leave the keys.", "stop the truck leave the key", [6])
+    v2 = normal_form_record(parent)[0]
+    assert v2 is not None and v2.reference == "stop the truck. leave the keys"
+    variant = normal_form_record(parent, reference=recognizer_form_keep_offsets(parent.reference))[
+        0
+    ]
+    assert variant is not None and variant.reference == "stop the truck leave the keys"
+    prov = dict(variant.provenance, parent=v2.id, mixed_form="ref")
+    variant = dataclasses.replace(variant, id=f"{v2.id}#mixed-ref", provenance=prov)
+    src = tmp_path / "v2.jsonl"
+    write_records(src, [v2, variant])
+    assert main([str(src), "--out-dir", str(tmp_path / "v3"), "--normal-form", "3"]) == 0
+    (out,) = read_records(tmp_path / "v3" / "v2.jsonl")
+    assert (out.reference, out.hypothesis) == (
+        "stop the truck leave the keys",
+        "stop the truck leave the key",
+    )
+    assert (out.tiers, out.directions) == ((2,), (0,))
+    assert out.provenance["normal_form"] == normalizer_id("3") != normalizer_id()
+    report = json.loads((tmp_path / "v3" / "normal_form.json").read_text())
+    assert report["normalizer"] == normalizer_id("3")
+    assert report["files"][str(src)]["variant_same_as_parent"] == 1
+    # A config trained on version 3 wants version-3 records, and names the form in its hash.
+    check_normal_form({"train": [out]}, "sitar", "3")
+    with pytest.raises(RecordError, match="--normal-form 3"):
+        check_normal_form({"train": [v2]}, "sitar", "3")
+    assert "normal_form" not in TrainConfig(normalize="sitar").to_dict()
+    assert TrainConfig(normalize="sitar", normal_form="3").to_dict()["normal_form"] == "3"
+    with pytest.raises(InputError, match="normal_form"):
+        TrainConfig(normalize="sitar", normal_form="4")
+    with pytest.raises(InputError, match="normal_form"):
+        TrainConfig(normal_form="3")  # a normal form needs normalize: sitar
+    with pytest.raises(SystemExit) as exit_info:  # a usage error
+        main([str(src), "--out-dir", str(tmp_path / "x"), "--normal-form", "1"])
+    assert exit_info.value.code == 2
+
+
+def test_export_records_a_normal_form_other_than_2() -> None:
+    from sitar.options import default_normal_form
+    from training.export import _scoring_extra
+
+    extra = _scoring_extra(
+        SimpleNamespace(gap_head=True, normalize="sitar", normal_form="3"), "gaps"
+    )
+    assert extra == {"scoring": {"head": "gaps", "normalize": "sitar", "normal_form": "3"}}
+    assert default_normal_form(SimpleNamespace(extra=extra)) == "3"
+    two = _scoring_extra(SimpleNamespace(gap_head=True, normalize="sitar", normal_form="2"), "gaps")
+    assert "normal_form" not in two["scoring"]
+    assert default_normal_form(SimpleNamespace(extra=two)) == "2"
