@@ -16,6 +16,9 @@ reproduces an uninterrupted run. Multi-GPU works unchanged with ``accelerate lau
 
 Run layout: ``<output_dir>/config.yaml``, ``tokenizer.json``, ``data.json`` (data signature,
 skipped pairs), ``metrics.jsonl``, ``checkpoints/last/``, ``best/torch/``, ``summary.json``.
+
+The validation pass (predictions, gap-head metrics, the selection value) is
+:mod:`training.predict`; the run folder's checks and file writes are :mod:`training.run_folder`.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import numpy as np
 import torch
 
 from sitar._version import __version__
-from sitar.errors import InputError, OutputError
+from sitar.errors import InputError
 from sitar.integrity import sha256_file
 from sitar.modeling import (
     HeadConfig,
@@ -50,9 +53,8 @@ from sitar.modeling import (
     save_regressor,
 )
 from sitar.modeling.model import find_pad_id
-from training.config import CONFIG_FILE, TrainConfig, load_config
+from training.config import CONFIG_FILE, TrainConfig
 from training.data import (
-    EncodedSplit,
     check_normal_form,
     collate,
     data_signature,
@@ -65,13 +67,22 @@ from training.data import (
     tier_only_ids,
 )
 from training.evaluate import regression_metrics
+from training.predict import gap_metrics, gap_outputs, metric_value, predict_split
+from training.run_folder import (
+    RESUMABLE_KEYS,
+    append_jsonl,
+    check_output_dir,
+    check_resume_config,
+    clear_unstarted_run,
+    truncate_metrics,
+    write_json,
+)
 
-__all__ = ["RESUMABLE_KEYS", "TrainResult", "predict_split", "train"]
+__all__ = ["RESUMABLE_KEYS", "TrainResult", "gap_metrics", "predict_split", "train"]
 
 log = logging.getLogger("training")
 
 #: Settings that may differ between a run and its resumption; all others must match.
-RESUMABLE_KEYS = frozenset({"max_steps", "patience", "log_every", "notes"})
 STATE_FILE = "trainer_state.json"
 _LOWER_IS_BETTER = {"neg_mae", "neg_loss"}  # stored negated, so higher is always better
 
@@ -154,137 +165,6 @@ def _lr_lambda(config: TrainConfig):
     return factor
 
 
-def predict_split(
-    model: Any,
-    split: EncodedSplit,
-    *,
-    batch_size: int,
-    pad_id: int,
-    accelerator: Any,
-    loss_fn: SitarLoss | None = None,
-    gap_logits_out: dict[int, np.ndarray] | None = None,
-) -> tuple[np.ndarray, float]:
-    """Raw predictions for a split in its row order (sharded across processes and gathered), and
-    the mean loss (nan without ``loss_fn``). For a gap-aware model, ``gap_logits_out`` (a dict,
-    filled in place) receives each row's gap logits, ``(n_gaps, K)``."""
-    unwrapped = accelerator.unwrap_model(model)
-    order = np.argsort(-split.lengths, kind="stable")
-    batches = [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
-    mine = batches[accelerator.process_index :: accelerator.num_processes]
-    results: list[tuple[int, float]] = []
-    gap_results: list[tuple[int, np.ndarray]] = []
-    loss_sum = 0.0
-    was_training = model.training
-    # Forward through the unwrapped module: a DDP forward may broadcast buffers, a collective that
-    # would hang while processes hold different numbers of evaluation batches.
-    model = unwrapped
-    model.eval()
-    with torch.no_grad():
-        for idx in mine:
-            arrays = collate(split, idx, pad_id=pad_id, input_names=unwrapped.input_names)
-            feed = {
-                k: torch.from_numpy(arrays[k]).to(accelerator.device) for k in unwrapped.input_names
-            }
-            with accelerator.autocast():
-                outputs = model(**feed)
-            score, logits = outputs[0].float(), outputs[1].float()
-            gap_logits, gap_steps = _gap_outputs(outputs, arrays, accelerator.device)
-            if loss_fn is not None:
-                target = torch.from_numpy(arrays["score"]).to(accelerator.device)
-                base = torch.from_numpy(arrays["base"]).to(accelerator.device)
-                out = loss_fn(score, logits, target, base, gap_logits, gap_steps)
-                loss_sum += float(out.total) * len(idx)
-            results.extend(zip(idx, score.cpu().tolist(), strict=True))
-            if gap_logits is not None:
-                rows = gap_logits.cpu().numpy().astype(np.float64)  # (B, G, K)
-                n_gaps = (arrays["gap_steps"] >= 0).sum(axis=1)
-                gap_results.extend((i, rows[row, : n_gaps[row]]) for row, i in enumerate(idx))
-    if was_training:
-        model.train()
-    if accelerator.num_processes > 1:
-        from accelerate.utils import gather_object
-
-        results = gather_object(results)
-        gap_results = gather_object(gap_results)
-        loss_sum = float(sum(gather_object([loss_sum])))
-    preds = np.full(len(split), np.nan)
-    for i, s in results:
-        preds[i] = s
-    mean_loss = loss_sum / len(split) if loss_fn is not None else math.nan
-    if gap_logits_out is not None:
-        gap_logits_out.clear()
-        gap_logits_out.update(gap_results)
-    return preds, mean_loss
-
-
-def _gap_outputs(
-    outputs: tuple[Any, ...], arrays: dict[str, np.ndarray], device: Any
-) -> tuple[Any, Any]:
-    """``(gap_logits, gap_steps)`` tensors of a gap-aware forward pass, else ``(None, None)``."""
-    if len(outputs) < 3:
-        return None, None
-    return outputs[2].float(), torch.from_numpy(arrays["gap_steps"]).to(device)
-
-
-def gap_metrics(
-    split: EncodedSplit, preds: np.ndarray, gap_logits: dict[int, np.ndarray], rho: float
-) -> dict[str, float]:
-    """Validation metrics of the gap head: per-gap step and tier accuracy, and the regression
-    metrics of the spec §7b score as the scorer computes it by default (exact spec §5 on the
-    predicted gaps, tie-breaker version 3, mean decoding: ``gaps_*``, ``gap_step_accuracy``,
-    ``gap_tier_accuracy``), with tie-breaker version 2 (the pair head inside the interval:
-    ``gaps_tb2_*``) and with the opt-in median decoding (``gaps_median_*``,
-    ``gap_median_step_accuracy``, ``gap_median_tier_accuracy``). The default's ``gaps_*`` is
-    what selects a step."""
-    from sitar.gapscore import aggregate, decoded_steps, predict_gaps, severity_extent_fraction
-
-    steps_true = split.dataset["gap_steps"]
-    extents = split.dataset["gap_extent"]
-    targets, bases = split.dataset["score"], split.dataset["base"]
-    metrics: dict[str, float] = {}
-    for rule, prefix in (("mean", ""), ("median", "median_")):
-        scores = np.zeros(len(split))
-        scores_tb2 = np.zeros(len(split))
-        hit_step = hit_tier = total = 0
-        for i in range(len(split)):
-            logits = gap_logits.get(i)
-            values = [] if logits is None or not len(logits) else decoded_steps(logits, rule)
-            gaps = predict_gaps(values)
-            u = severity_extent_fraction(gaps, extent=float(extents[i]))
-            scores[i] = aggregate(gaps, u=u, rho=rho)[0]
-            if rule == "mean":  # tie-breaker 2 is reported for the default decoding only
-                scores_tb2[i] = aggregate(gaps, pair_raw=float(preds[i]), rho=rho)[0]
-            for g, true in zip(gaps, steps_true[i], strict=True):
-                total += 1
-                hit_step += g.step == true
-                hit_tier += g.tier == (true + 1) // 3
-        for k, v in regression_metrics(scores, targets, bases=bases).items():
-            metrics[f"gaps_{prefix}{k}"] = v
-        if rule == "mean":
-            for k, v in regression_metrics(scores_tb2, targets, bases=bases).items():
-                metrics[f"gaps_tb2_{k}"] = v
-        metrics[f"gap_{prefix}step_accuracy"] = hit_step / total if total else math.nan
-        metrics[f"gap_{prefix}tier_accuracy"] = hit_tier / total if total else math.nan
-    return metrics
-
-
-def _metric_value(config: TrainConfig, metrics: dict[str, float]) -> float:
-    """The selection metric; for a gap-aware run, of the spec §7b score (``gaps_*``)."""
-    prefix = "gaps_" if config.gap_head else ""
-    if config.metric == "neg_mae":
-        return -metrics[prefix + "mae"]
-    if config.metric == "neg_loss":
-        return -metrics["loss"]
-    value = metrics[prefix + config.metric]
-    return -math.inf if math.isnan(value) else value
-
-
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, allow_nan=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _had_gap_head(config: TrainConfig) -> bool:
     from safetensors import safe_open
 
@@ -363,41 +243,6 @@ def _check_vocabulary(config: TrainConfig, model: SitarRegressor, base_vocab: in
         )
 
 
-def _check_resume_config(run_dir: Path, config: TrainConfig) -> None:
-    saved = load_config(run_dir / CONFIG_FILE)
-    a, b = saved.to_dict(), config.to_dict()
-    diff = sorted(k for k in a if a[k] != b.get(k) and k not in RESUMABLE_KEYS)
-    if diff:
-        raise InputError(
-            f"cannot resume {run_dir}: settings {diff} differ from the saved config.yaml "
-            f"(only {sorted(RESUMABLE_KEYS)} may change); start a new output_dir instead"
-        )
-
-
-def _check_output_dir(run_dir: Path) -> None:
-    """An output_dir that cannot hold a run is one clear error, before any data or model loads."""
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(
-            f"cannot create output_dir {run_dir}: {e.strerror or e}; choose a writable folder"
-        ) from e
-    if not os.access(run_dir, os.W_OK | os.X_OK):
-        raise OutputError(f"output_dir {run_dir} is read-only (not writable); choose another")
-
-
-#: What a run writes before its first checkpoint (removed when such a run starts over).
-_UNSTARTED_FILES = (CONFIG_FILE, "tokenizer.json", "data.json", "metrics.jsonl", "summary.json")
-_UNSTARTED_DIRS = ("best", "evals", "checkpoints")
-
-
-def _clear_unstarted_run(run_dir: Path) -> None:
-    for name in _UNSTARTED_FILES:
-        (run_dir / name).unlink(missing_ok=True)
-    for name in _UNSTARTED_DIRS:
-        shutil.rmtree(run_dir / name, ignore_errors=True)
-
-
 def _finished_result(run_dir: Path, last_dir: Path, config: TrainConfig) -> TrainResult | None:
     """The result of a run that already ended (max_steps reached or stopped early, summary
     written), read from disk; None when the run has steps left. Resuming a finished run is a
@@ -455,14 +300,14 @@ def train(
 
     run_dir = Path(config.output_dir)
     last_dir = run_dir / "checkpoints" / "last"
-    _check_output_dir(run_dir)
+    check_output_dir(run_dir)
     has_run = (run_dir / CONFIG_FILE).exists()
     has_state = (last_dir / STATE_FILE).is_file()
     if has_run and not has_state:
         # Killed before its first checkpoint: nothing can be continued and nothing is worth
         # keeping, so the run starts over (with or without --resume) instead of needing `rm`.
         log.warning("%s holds a run that never reached a checkpoint; starting it over", run_dir)
-        _clear_unstarted_run(run_dir)
+        clear_unstarted_run(run_dir)
         has_run, resume = False, False
     if resume and not has_state:
         raise InputError(f"nothing to resume in {run_dir}: {last_dir / STATE_FILE} is missing")
@@ -472,7 +317,7 @@ def train(
             "output_dir"
         )
     if resume:
-        _check_resume_config(run_dir, config)
+        check_resume_config(run_dir, config)
         finished = _finished_result(run_dir, last_dir, config)
         if finished is not None:
             log.info("%s is finished (step %d); nothing to resume", run_dir, finished.steps)
@@ -540,7 +385,7 @@ def train(
         if not resume:
             config.save(run_dir)
         tokenizer.save(str(run_dir / "tokenizer.json"))
-        _write_json(
+        write_json(
             run_dir / "data.json",
             {
                 "files": list(config.data),
@@ -618,7 +463,7 @@ def train(
         saved = json.loads((last_dir / STATE_FILE).read_text(encoding="utf-8"))
         state = TrainState(**saved)
         if main:
-            _truncate_metrics(run_dir / "metrics.jsonl", state.step)
+            truncate_metrics(run_dir / "metrics.jsonl", state.step)
             log.info("resumed %s at step %d (epoch %d, batch %d)", run_dir, *_pos(state))
 
     def save_last() -> None:
@@ -628,7 +473,7 @@ def train(
         accelerator.wait_for_everyone()
         accelerator.save_state(str(tmp))
         if main:
-            _write_json(tmp / STATE_FILE, state.to_dict())
+            write_json(tmp / STATE_FILE, state.to_dict())
             if last_dir.exists():
                 shutil.rmtree(last_dir)
             os.replace(tmp, last_dir)
@@ -687,7 +532,7 @@ def train(
             with ctx:
                 with accelerator.autocast():
                     outputs = model(**feed)
-                gap_logits, gap_steps = _gap_outputs(outputs, arrays, accelerator.device)
+                gap_logits, gap_steps = gap_outputs(outputs, arrays, accelerator.device)
                 gap_soft = (
                     torch.from_numpy(arrays["gap_soft"]).to(accelerator.device)
                     if "gap_soft" in arrays
@@ -731,12 +576,12 @@ def train(
                     **{k: float(np.mean([w[k] for w in window])) for k in window[0]},
                     "elapsed_s": round(time.time() - t0, 2),
                 }
-                _append_jsonl(metrics_path, {"train": entry})
+                append_jsonl(metrics_path, {"train": entry})
                 log.info("step %d loss %.4f", state.step, step_loss)
             window = []
             if state.step % config.eval_every == 0 or state.step >= config.max_steps:
                 last_eval = evaluate_now()
-                value = _metric_value(config, last_eval)
+                value = metric_value(config, last_eval)
                 improved = state.best_metric is None or value > state.best_metric
                 if improved:
                     state.best_metric, state.best_step = value, state.step
@@ -744,14 +589,14 @@ def train(
                     if main:
                         best = run_dir / "best"
                         save_regressor(accelerator.unwrap_model(model), best / "torch")
-                        _write_json(best / "best.json", {"step": state.step, **last_eval})
+                        write_json(best / "best.json", {"step": state.step, **last_eval})
                 else:
                     state.evals_without_improvement += 1
                 if config.keep_eval_weights and main:
                     save_regressor(
                         accelerator.unwrap_model(model), run_dir / "evals" / f"step-{state.step}"
                     )
-                    _write_json(
+                    write_json(
                         run_dir / "evals" / f"step-{state.step}" / "eval.json",
                         {"step": state.step, **last_eval},
                     )
@@ -760,7 +605,7 @@ def train(
                 entry = {"step": state.step, config.metric: value, **last_eval}
                 state.history.append(entry)
                 if main:
-                    _append_jsonl(metrics_path, {"eval": entry})
+                    append_jsonl(metrics_path, {"eval": entry})
                     log.info("eval step %d: %s", state.step, json.dumps(last_eval))
                 save_last()
             if state.step >= config.max_steps or state.stopped_early:
@@ -781,7 +626,7 @@ def train(
             state.epoch += 1
             state.batch_in_epoch = 0
     if main:
-        _write_json(
+        write_json(
             run_dir / "summary.json",
             {
                 "steps": state.step,
@@ -817,21 +662,3 @@ def train(
 
 def _pos(state: TrainState) -> tuple[int, int, int]:
     return state.step, state.epoch, state.batch_in_epoch
-
-
-def _append_jsonl(path: Path, obj: dict[str, Any]) -> None:
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(obj, allow_nan=True) + "\n")
-
-
-def _truncate_metrics(path: Path, step: int) -> None:
-    """Drop log lines written after the checkpoint we resume from (they will be redone)."""
-    if not path.is_file():
-        return
-    kept = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(line)
-        inner = next(iter(entry.values()))
-        if int(inner.get("step", 0)) <= step:
-            kept.append(line)
-    path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")

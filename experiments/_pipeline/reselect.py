@@ -55,7 +55,7 @@ def _scorer(run: Path, files: list[str]):
     from training.config import CONFIG_FILE, load_config
     from training.data import encode_validation, load_splits
     from training.export import _eval_weights, _load_step_weights
-    from training.loop import gap_metrics, predict_split
+    from training.predict import gap_metrics, predict_split
 
     config = load_config(run / CONFIG_FILE)
     tokenizer = load_tokenizer(run / "tokenizer.json")
