@@ -235,14 +235,12 @@ def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> N
                     f"'scoring.decode' must be one of {DECODE_RULES}, got {scoring['decode']!r}",
                 )
         if "normal_form" in scoring:
-            from sitar.normalize import NORMAL_FORM_VERSIONS
+            from sitar.normalize import check_normal_form_version
 
-            if scoring["normal_form"] not in NORMAL_FORM_VERSIONS:
-                raise _bad(
-                    where,
-                    f"'scoring.normal_form' must be one of {NORMAL_FORM_VERSIONS}, "
-                    f"got {scoring['normal_form']!r}",
-                )
+            try:
+                check_normal_form_version(scoring["normal_form"])
+            except InputError as e:
+                raise _bad(where, f"'scoring.normal_form': {e}") from e
         if "normalize" in scoring and scoring["normalize"] not in NORMALIZATIONS:
             raise _bad(
                 where,

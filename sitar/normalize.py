@@ -113,7 +113,7 @@ pair written with punctuation and the same pair stripped of it have one normal f
 the same by construction (issue #28's invariance). A checkpoint names the version it was trained
 on (``scoring.normal_form``, :func:`sitar.options.default_normal_form`); the tokens, their spans
 and :func:`original_gap_spans` are the same in both, only the text CGD and the model read
-differs. Chosen for the models trained on the normal form in ``experiments/normal-form-v3/``.
+differs. Measured on a candidate in ``experiments/v32-nf3/``.
 
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges

@@ -23,6 +23,7 @@ import yaml
 
 from sitar.checkpoint import NORMALIZATIONS
 from sitar.errors import InputError
+from sitar.normalize import NORMAL_FORM_VERSIONS, NORMALIZER_VERSION, check_normal_form_version
 from sitar.targets import DEFAULT_RHO
 
 __all__ = ["CONFIG_FILE", "TrainConfig", "load_config", "load_yaml", "parse_overrides"]
@@ -134,7 +135,7 @@ class TrainConfig:
     #: With ``normalize: sitar``, the normal form the records are in and the checkpoint is scored
     #: in (``scoring.normal_form``): ``"2"`` (rule 11's boundary marks) or ``"3"`` (none); see
     #: :mod:`sitar.normalize`. ``"2"`` is left out of the config's dict and hash.
-    normal_form: str = "2"
+    normal_form: str = NORMALIZER_VERSION
     #: ``auto``: bf16 on a bf16-capable GPU, fp32 otherwise. fp16 is not offered (DeBERTa overflows).
     precision: str = "auto"
     #: Force CPU even when a GPU is visible.
@@ -232,12 +233,12 @@ class TrainConfig:
         object.__setattr__(self, "teacher_weight", float(w))
         if self.normalize not in NORMALIZATIONS:
             raise bad("normalize", "'none' or 'sitar'")
-        from sitar.normalize import NORMAL_FORM_VERSIONS
-
-        if self.normal_form not in NORMAL_FORM_VERSIONS:
-            raise bad("normal_form", f"one of {NORMAL_FORM_VERSIONS} (a string)")
-        if self.normal_form != "2" and self.normalize != "sitar":
-            raise bad("normal_form", "'2' unless normalize is 'sitar'")
+        try:
+            check_normal_form_version(self.normal_form)
+        except InputError as e:
+            raise bad("normal_form", f"one of {NORMAL_FORM_VERSIONS} (a string)") from e
+        if self.normal_form != NORMALIZER_VERSION and self.normalize != "sitar":
+            raise bad("normal_form", f"{NORMALIZER_VERSION!r} unless normalize is 'sitar'")
         if self.teacher and not self.gap_head:
             raise InputError("config teacher: teacher targets are for the gap head (gap_head)")
         if not 0.0 <= self.warmup_ratio < 1.0:
@@ -291,7 +292,7 @@ class TrainConfig:
             del out["teacher"], out["teacher_weight"]  # likewise
         if self.normalize == "none":
             del out["normalize"]  # likewise
-        if self.normal_form == "2":
+        if self.normal_form == NORMALIZER_VERSION:
             del out["normal_form"]  # likewise
         if not self.gap_closeness:
             del out["gap_closeness"]  # likewise

@@ -28,6 +28,7 @@ import numpy as np
 
 from sitar.checkpoint import DEFAULT_THRESHOLDS
 from sitar.errors import InputError, RecordError
+from sitar.normalize import NORMALIZER_VERSION
 from sitar.records import Record, read_records
 
 __all__ = [
@@ -177,7 +178,7 @@ def tier_only_ids(
 
 
 def check_normal_form(
-    splits: Mapping[str, Sequence[Record]], normalize: str, normal_form: str = "2"
+    splits: Mapping[str, Sequence[Record]], normalize: str, normal_form: str = NORMALIZER_VERSION
 ) -> None:
     """With ``normalize: sitar``, every record must have been written by
     ``python -m training.normal_form`` with the installed normaliser in ``normal_form``

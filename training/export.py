@@ -166,8 +166,10 @@ def _scoring_extra(config: Any, head: str | None) -> dict[str, Any]:
             scoring["head"] = head
     if getattr(config, "normalize", "none") == "sitar":
         scoring["normalize"] = "sitar"
-        form = getattr(config, "normal_form", "2")
-        if form != "2":
+        from sitar.normalize import NORMALIZER_VERSION
+
+        form = getattr(config, "normal_form", NORMALIZER_VERSION)
+        if form != NORMALIZER_VERSION:
             scoring["normal_form"] = form
     return {"scoring": scoring} if scoring else {}
 

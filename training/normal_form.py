@@ -67,7 +67,7 @@ from typing import Any
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 from sitar.integrity import sha256_file
-from sitar.normalize import NORMAL_FORM_VERSIONS
+from sitar.normalize import NORMAL_FORM_VERSIONS, NORMALIZER_VERSION
 from sitar.records import Record, read_records, write_lines_atomic, write_records
 from training.data import read_teacher, teacher_line
 
@@ -127,7 +127,7 @@ def normal_form_record(
     *,
     reference: str | None = None,
     hypothesis: str | None = None,
-    normal_form: str = "2",
+    normal_form: str = NORMALIZER_VERSION,
 ) -> tuple[Record | None, str, Counter[int]]:
     """``record`` in normal form, or None with the reason it was left out.
 
@@ -165,7 +165,7 @@ def _normal_form(
     *,
     reference: str | None = None,
     hypothesis: str | None = None,
-    normal_form: str = "2",
+    normal_form: str = NORMALIZER_VERSION,
 ) -> tuple[Record | None, str, Counter[int], list[list[int]]]:
     """:func:`normal_form_record`, also returning for each new gap the indices of the labelled
     gaps it overlaps (what its step, and any teacher target, are carried from)."""
@@ -235,7 +235,7 @@ def _convert(
     stats: Counter[str],
     teacher: Mapping[str, Sequence[Sequence[float]]] | None = None,
     carried: dict[str, list[list[float]]] | None = None,
-    normal_form: str = "2",
+    normal_form: str = NORMALIZER_VERSION,
 ) -> Iterator[Record]:
     """Records in normal form ``normal_form`` (and mixed-form variants). With ``teacher`` (record
     id -> the teacher's probabilities on the record as written), each output record with gaps
@@ -317,7 +317,7 @@ def _parser() -> ArgumentParser:
     p.add_argument(
         "--normal-form",
         choices=NORMAL_FORM_VERSIONS,
-        default="2",
+        default=NORMALIZER_VERSION,
         help="the normal form written: 2 (default; rule 11's boundary marks) or 3 (none); a "
         "training config with normal_form: '3' needs 3 (sitar.normalize)",
     )
