@@ -5,6 +5,8 @@
 #   bash experiments/_pipeline/evaluate.sh ID EXPERIMENT_DIR [DATA]
 #   e.g. bash experiments/_pipeline/evaluate.sh v23 experiments/v23-read-tiers
 #
+# CHOOSE_DECODE=1 adds step 2b: the gap head's decoding chosen on the four validation files
+# (experiments/decode-tier/choose.py --write; v33 on).
 # NF_EVAL (default DATA/v16/nf_eval) and NF_EVAL_W4 (default DATA/v16/nf_eval_w4) hold the
 # evaluation files in the run's normal form (v32 on: version 3, ../v32-nf3/README.md).
 # RUN (default /work/runs/ID) is the run; the checkpoint goes to DATA/runs/candN (DATA defaults to
@@ -76,6 +78,12 @@ if [ ! -s "$CAND/model.int8row.onnx" ]; then
     --default-variant fp32 --step "$STEP" --overwrite
   "$PY" -m training.export --add-variant int8row --checkpoint "$CAND" \
     --records "$NF_EVAL/synth_validation_1k.jsonl" --make-default
+fi
+if [ "${CHOOSE_DECODE:-0}" = 1 ] && [ ! -s "$EV/decode_choose_cand$N.json" ]; then
+  say "2b. decoding chosen on the validation files"
+  "$PY" experiments/decode-tier/choose.py --checkpoint "$CAND" --json "$EV/decode_choose_cand$N.json" --write \
+    "$NF_EVAL/synth_validation_1k.jsonl" "$NF_EVAL/asr_validation.jsonl" \
+    "$NF_EVAL/asr_w3_validation.jsonl" "$NF_EVAL_W4/asr_w4_validation.jsonl"
 fi
 if [ ! -s "$EV/swer_choose_cand$N.json" ]; then
   say "3. swer on the validation A/B set"
