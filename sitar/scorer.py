@@ -15,18 +15,16 @@ Two scoring heads exist (the signature names the one used, ``head:gaps`` or ``he
   come out of the same pass (:meth:`Scorer.analyze`, ``explain``).
 * **pair** (SPEC §7): the pair head's raw score, clipped.
 
-Batch invariance: a batch holds model inputs of one exact length only, so no input is ever padded
-and each is computed at its own width; a pair's score does not depend on its batch neighbours, the
-batch size or the input order (measured and tested for the fp32, static int8 and row-wise int8
-(``int8row``) graphs; dynamic int8 graphs compute activation scales per batch and are not
+Batch invariance: a pair's score does not depend on its batch neighbours, the batch size or the
+input order (exact-length batches, :mod:`sitar.batches`; dynamic int8 graphs are not
 batch-invariant, see the README).
 
 Three rules decide what reaches the model:
 
 * **Identical pairs.** A pair whose SPEC §1 normalised token sequences are equal has no gaps, so its
   score is exactly 0 (SPEC §5) and the model is not called for it.
-* **Length-bucketed batches.** Model inputs are grouped by their exact token length into batches
-  (no padding at all); results are scattered back, so the output order is the input order.
+* **Length-bucketed batches.** Model inputs are grouped by exact token length (no padding) and
+  results come back in input order (:func:`sitar.batches.run_exact_length`).
 * **Long pairs are windowed, never truncated** (:mod:`sitar.windows`, strategy version
   :data:`~sitar.windows.WINDOWING_VERSION`): a pair longer than the checkpoint's ``max_length`` is
   cut inside matched token runs so that every gap lies in exactly one window; windowed pairs are
@@ -43,12 +41,13 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sitar import checkpoint as _checkpoint
 from sitar import windows as _windows
+from sitar.batches import BatchPredictor, ModelOutput, run_exact_length
 from sitar.checkpoint import CheckpointConfig
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.options import HEADS, ScorerOptions, default_normal_form, default_normalization
@@ -56,7 +55,7 @@ from sitar.result import AGGREGATION, ScoreResult, system_score
 from sitar.swer import checkpoint_swer_params, pair_length, pair_swer
 from sitar.targets import normalize_score
 from sitar.validation import check_pairs
-from sitar.windows import Spans, Windower, marked_item, norms, window_item
+from sitar.windows import MarkedWindow, Spans, Windower, marked_item, norms
 
 if TYPE_CHECKING:
     from sitar.analyzers import Analyzer
@@ -96,14 +95,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'sitar.scorer' has no attribute {name!r}")
 
 
-class _BatchPredictor(Protocol):
-    """What the Scorer needs of a backend (``OnnxPredictor``, ``TorchPredictor``)."""
-
-    input_names: tuple[str, ...]
-
-    def run_batch(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
-
-
 # -- the scorer ------------------------------------------------------------------------------------------
 
 
@@ -125,7 +116,7 @@ class Scorer:
     def __init__(
         self,
         config: CheckpointConfig,
-        predictor: _BatchPredictor,
+        predictor: BatchPredictor,
         *,
         backend: str = "onnx",
         variant: str | None = None,
@@ -599,13 +590,13 @@ class Scorer:
         todo = [i for i in range(n) if not identical[i]]
         segs = self._segment({i: (refs[i], hyps[i]) for i in todo})
         full = self.encoder.encode_marked([marked_item(segs[i]) for i in todo])
-        jobs: list[_Window] = []
+        jobs: list[MarkedWindow] = []
         owner: list[int] = []
         windowed = [False] * n
         n_windows = [0] * n
         for i, enc in zip(todo, full, strict=True):
             if len(enc) <= self.max_length:
-                jobs.append(_Window(enc, tuple(range(len(segs[i].gaps)))))
+                jobs.append(MarkedWindow(enc, tuple(range(len(segs[i].gaps)))))
                 owner.append(i)
                 n_windows[i] = 1
                 continue
@@ -618,7 +609,7 @@ class Scorer:
         outputs = self._run([w.encoded for w in jobs], batch_size=batch_size, progress=progress)
         expected: dict[int, list[float]] = {i: [0.0] * len(segs[i].gaps) for i in todo}
         seen: dict[int, list[bool]] = {i: [False] * len(segs[i].gaps) for i in todo}
-        per_pair: dict[int, list[tuple[_Window, _Output]]] = {i: [] for i in todo}
+        per_pair: dict[int, list[tuple[MarkedWindow, ModelOutput]]] = {i: [] for i in todo}
         for i, window, out in zip(owner, jobs, outputs, strict=True):
             if out.gap_logits is None or out.gap_logits.shape[0] != len(window.gap_ids):
                 raise CheckpointError(
@@ -666,98 +657,27 @@ class Scorer:
 
         return {i: segment(r, h, analyzer=self.analyzer) for i, (r, h) in pairs.items()}
 
-    def _marked_windows(self, seg: Segmentation) -> list[list[_Window]]:
-        """Gap-marked windows of one over-long pair; every gap lies in exactly one window (the
-        pieces of an oversized gap each carry that gap)."""
-        cache: dict[tuple[int, ...], EncodedPair] = {}
-
-        def encode(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> EncodedPair:
-            key = (ra, rb, ha, hb, first, last)
-            if key not in cache:
-                cache[key] = self.encoder.encode_marked(
-                    [window_item(seg, (ra, rb), (ha, hb), first, last)]
-                )[0]
-            return cache[key]
-
-        def fits(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> bool:
-            return len(encode(ra, rb, ha, hb, first, last)) <= self.max_length
-
-        units = []
-        for unit in _windows.plan_windows(seg, fits):
-            units.append(
-                [
-                    _Window(encode(*r, *h, first, last), tuple(range(first, last + 1)))
-                    for ((r, h), (first, last)) in unit
-                ]
-            )
-        return units
+    def _marked_windows(self, seg: Segmentation) -> list[list[MarkedWindow]]:
+        """Gap-marked windows of one over-long pair (:func:`sitar.windows.marked_windows`)."""
+        return _windows.marked_windows(
+            seg, lambda item: self.encoder.encode_marked([item])[0], self.max_length
+        )
 
     def _run(
         self, jobs: Sequence[EncodedPair], *, batch_size: int, progress: bool | str
-    ) -> list[_Output]:
-        """Model outputs of inputs that all fit, in input order.
-
-        Inputs are grouped by their exact length, so a batch needs no padding and an input is
-        always computed at its own width whatever its neighbours (batch invariance). (Padding to a
-        multiple of 16 tokens, the first rule, was as invariant but 1.1x slower.)
-        """
-        out: list[_Output | None] = [None] * len(jobs)
-        if not jobs:
-            return []
-        for enc in jobs:
-            if len(enc) > self.max_length:
-                raise InputError(
-                    f"a model input of {len(enc)} tokens exceeds max_length {self.max_length}"
-                )
-        widths = [len(e) for e in jobs]
-        by_width: dict[int, list[int]] = {}
-        for k in sorted(range(len(jobs)), key=lambda k: (-widths[k], k)):
-            by_width.setdefault(widths[k], []).append(k)
-        bar = _progress_bar(len(jobs), progress) if progress else None
-        names = tuple(self.predictor.input_names)
-        try:
-            for width, members in by_width.items():
-                for start in range(0, len(members), batch_size):
-                    idx = members[start : start + batch_size]
-                    arrays = self.encoder.collate([jobs[k] for k in idx], names, width=width)
-                    values = self.predictor.run_batch(arrays)
-                    score = np.asarray(values.get("score"), dtype=np.float64).reshape(-1)
-                    if score.shape[0] != len(idx):
-                        raise CheckpointError(
-                            f"the {self.backend} predictor returned {score.shape[0]} scores for "
-                            f"a batch of {len(idx)} pairs"
-                        )
-                    if not np.all(np.isfinite(score)):
-                        raise CheckpointError(
-                            f"checkpoint {self.config.name!r} produced non-finite scores; the "
-                            "model is broken"
-                        )
-                    gap_logits = values.get("gap_logits")
-                    for row, k in enumerate(idx):
-                        logits = None
-                        if gap_logits is not None:
-                            logits = np.asarray(gap_logits[row, : jobs[k].n_gaps], np.float64)
-                        out[k] = _Output(float(score[row]), logits)
-                    if bar is not None:
-                        bar.update(len(idx))
-        finally:
-            if bar is not None:
-                bar.close()
-        return [o for o in out if o is not None]
-
-
-@dataclass(frozen=True)
-class _Output:
-    score: float
-    gap_logits: np.ndarray | None
-
-
-@dataclass(frozen=True)
-class _Window:
-    """One gap-marked model input and the pair's gap indices it marks, in order."""
-
-    encoded: EncodedPair
-    gap_ids: tuple[int, ...]
+    ) -> list[ModelOutput]:
+        """Model outputs of inputs that all fit, in input order, from exact-length batches
+        (:func:`sitar.batches.run_exact_length`: batch invariance)."""
+        return run_exact_length(
+            jobs,
+            encoder=self.encoder,
+            predictor=self.predictor,
+            batch_size=batch_size,
+            max_length=self.max_length,
+            progress=progress,
+            backend=self.backend,
+            model_name=self.config.name,
+        )
 
 
 @dataclass(frozen=True)
@@ -778,15 +698,6 @@ class PairAnalysis:
     #: ``(numerator, length)`` of the pair's ``swer`` (:func:`sitar.swer.pair_swer`) with the gap
     #: head, else None.
     swer: tuple[float, float] | None = None
-
-
-def _progress_bar(total: int, label: bool | str = True) -> Any:
-    try:
-        from tqdm import tqdm
-    except ImportError as e:
-        raise MissingDependencyError("tqdm", "the progress bar") from e
-    desc = label if isinstance(label, str) else "sitar score"
-    return tqdm(total=total, unit="pair", desc=desc, leave=False)
 
 
 def _check_inputs(

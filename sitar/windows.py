@@ -18,13 +18,16 @@ exactly. A pair with one token longer than ``max_length`` on its own raises
 :class:`~sitar.errors.InputError`.
 
 Everything here is pure (no model): :func:`plan_windows` plans windows from a segmentation and a
-``fits`` predicate the scorer supplies (it knows the tokenizer and ``max_length``).
+``fits`` predicate the scorer supplies (it knows the tokenizer and ``max_length``), and
+:func:`marked_windows` turns that plan into gap-marked inputs with the encoding function the
+scorer supplies.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitar.errors import InputError
@@ -36,10 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WINDOWING_VERSION",
+    "MarkedWindow",
     "Spans",
     "Windower",
     "combine_window_scores",
     "marked_item",
+    "marked_windows",
     "norms",
     "plan_windows",
     "window_item",
@@ -282,3 +287,44 @@ def window_item(
         h_text,
         [(shift(g.ref_span, r0, len(r_text)), shift(g.hyp_span, h0, len(h_text))) for g in gaps],
     )
+
+
+#: A gap-marked item: the texts and the character spans of the gaps to mark
+#: (:func:`marked_item`, :func:`window_item`).
+MarkedItem = tuple[str, str, list[tuple[tuple[int, int], tuple[int, int]]]]
+
+
+@dataclass(frozen=True)
+class MarkedWindow:
+    """One gap-marked model input (whatever the encoding function returned for it) and the
+    pair's gap indices it marks, in order."""
+
+    encoded: Any
+    gap_ids: tuple[int, ...]
+
+
+def marked_windows(
+    seg: Segmentation, encode: Callable[[MarkedItem], Any], max_length: int
+) -> list[list[MarkedWindow]]:
+    """Gap-marked windows of one over-long pair, grouped by gap unit (:func:`plan_windows`);
+    every gap lies in exactly one window (the pieces of an oversized gap each carry that gap).
+    ``encode`` turns a :data:`MarkedItem` into a model input whose ``len`` is its token count;
+    a window fits when that count is at most ``max_length``. Each window is encoded once."""
+    cache: dict[tuple[int, ...], Any] = {}
+
+    def encoded(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> Any:
+        key = (ra, rb, ha, hb, first, last)
+        if key not in cache:
+            cache[key] = encode(window_item(seg, (ra, rb), (ha, hb), first, last))
+        return cache[key]
+
+    def fits(ra: int, rb: int, ha: int, hb: int, first: int, last: int) -> bool:
+        return len(encoded(ra, rb, ha, hb, first, last)) <= max_length
+
+    return [
+        [
+            MarkedWindow(encoded(*r, *h, first, last), tuple(range(first, last + 1)))
+            for ((r, h), (first, last)) in unit
+        ]
+        for unit in plan_windows(seg, fits)
+    ]
