@@ -1,7 +1,7 @@
 """The public severity benchmark: how well each metric tracks readers' severity on real output.
 
     python -m benchmarks severity [--items ...] [--labels ...] [--ab annotation/ab/sitar_ab_v1.jsonl]
-        [--checkpoint CKPT] [--no-embeddings] [--json OUT]
+        [--ab-ceiling RECORDS ...] [--checkpoint CKPT] [--no-embeddings] [--json OUT]
 
 Items (``data/items.jsonl``) are real recognizer transcripts that differ from their reference;
 labels (``data/labels.jsonl``, from :mod:`benchmarks.severity.labels`) are two blind readers' tier
@@ -15,7 +15,9 @@ higher = worse) it prints:
   others) against the readers' mean damage per system, with Kendall's tau;
 * for SITAR's score, the share of reader-T0 and reader-T1 transcripts in the T2 band (>= 5/7);
 * agreement with the judge on the public A/B set (``--ab``), overall and split by the difference
-  in word-error counts of the two transcripts (<= 1, 2, >= 3).
+  in word-error counts of the two transcripts (<= 1, 2, >= 3); with ``--ab-ceiling RECORDS``
+  (the hand-labelled recognizer records) also what the readers' own tiers achieve there
+  (:func:`ab_ceiling`), the reference line for any model trained on those labels.
 
 WER, CER and chrF are computed on the spec §1 normalised tokens (docs/spec.md), joined by spaces, so
 case and punctuation do not count against any metric.
@@ -196,6 +198,29 @@ def evaluate_ab(ab_items: Sequence[dict[str, Any]], values_a: dict[str, dict[str
     return out
 
 
+def ab_ceiling(ab_items: Sequence[dict[str, Any]], records: Sequence[Any]) -> dict[str, Any]:
+    """What the readers' own tiers achieve on the A/B set: agreement with the judge of ``labels``
+    (spec §5 of each transcript's labelled tiers) and ``labels+extent`` (the same with the share
+    of tokens inside gaps as the tie-breaker), from hand-labelled records
+    (:func:`training.evaluate_ab.label_scores`), overall and by |Δerrors| as
+    :func:`evaluate_ab`. Only items whose two transcripts are both labelled (or equal their
+    reference) count; ``items`` says how many of the set's items that is."""
+    from training.evaluate_ab import label_scores, labelled_items
+
+    values: dict[str, tuple[list[float], list[float]]] = {}
+    kept: list[dict[str, Any]] = []
+    for name, extent in (("labels", False), ("labels+extent", True)):
+        kept, va, vb = labelled_items(ab_items, label_scores(records, extent=extent))
+        values[name] = (va, vb)
+    out = evaluate_ab(
+        kept,
+        {name: {"value": v[0]} for name, v in values.items()},
+        {name: {"value": v[1]} for name, v in values.items()},
+    )
+    out["items"] = {"labelled": len(kept), "of": len(ab_items)}
+    return out
+
+
 def _print(report: dict[str, Any], ab: dict[str, Any] | None) -> None:
     print(f"items {report['items']}  tiers {report['tiers']}  systems {report['systems']}")
     print(
@@ -222,6 +247,16 @@ def _print(report: dict[str, Any], ab: dict[str, Any] | None) -> None:
         for name in METRICS:
             if name in ab:
                 print(f"  {name:10s} " + "  ".join(f"{k} {v:.3f}" for k, v in ab[name].items()))
+        ceiling = ab.get("ceiling")
+        if ceiling:
+            items = ceiling["items"]
+            print(
+                f"A/B ceiling from the hand labels ({items['labelled']} of {items['of']} items "
+                f"with both transcripts labelled; items: {ceiling['n']})"
+            )
+            for name in ("labels", "labels+extent"):
+                row = ceiling[name]
+                print(f"  {name:13s} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
 
 
 @tool_main("python -m benchmarks severity")
@@ -234,8 +269,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--no-embeddings", action="store_true", help="skip BERTScore-style and SemDist (torch)"
     )
+    ap.add_argument(
+        "--ab-ceiling", nargs="+", metavar="RECORDS", default=None,
+        help="hand-labelled recognizer record files (sitar.record/1): add what the readers' own "
+        "tiers achieve on the A/B set (labels, labels+extent), overall and by |delta errors|",
+    )  # fmt: skip
     ap.add_argument("--json", default=None, help="also write the report here (harness schema)")
     args = ap.parse_args(argv)
+    if args.ab_ceiling and not args.ab:
+        ap.error("--ab-ceiling needs an A/B set (--ab)")
 
     from sitar import Scorer
 
@@ -262,6 +304,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         va = metric_values(ab_refs, [it["a"] for it in ab_items], scorer=scorer, embeddings=emb)
         vb = metric_values(ab_refs, [it["b"] for it in ab_items], scorer=scorer, embeddings=emb)
         ab = evaluate_ab(ab_items, va, vb)
+        if args.ab_ceiling:
+            from training.data import read_record_file
+
+            records = [r for path in args.ab_ceiling for r in read_record_file(path)]
+            ab["ceiling"] = ab_ceiling(ab_items, records)
     _print(report, ab)
     if args.json:
         from benchmarks.harness import write_result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 
 import pytest
 
@@ -255,3 +256,29 @@ def test_cli_second_judge_and_ab_agreement(tmp_path, capsys):
     assert "3 items: agreement 0.333" in capsys.readouterr().out
     assert main([*argv[:-1], str(tmp_path / "missing.jsonl")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_severity_benchmark_ab_ceiling_by_error_difference():
+    from benchmarks.severity.run import ab_ceiling
+
+    ref = "Send one unit to the north gate today."
+    short = _record("r1", ref, "send one unit to the north gate to day", [2])  # short slip
+    long = _record("r2", ref, "seventy referral the north gate today", [2])  # long garble
+    items = [
+        # both T2: tied by the tiers alone (half), the short slip wins on extent
+        {"judgement": "A", "reference": ref, "a": "send one unit to the north gate to day",
+         "b": "seventy referral the north gate today"},
+        # the judge picks the garble: the labels disagree either way
+        {"judgement": "B", "reference": ref, "a": "send one unit to the north gate to day",
+         "b": "seventy referral the north gate today"},
+        {"judgement": "same", "reference": ref, "a": "send one unit to the north gate to day",
+         "b": "send one unit to the north gate to day"},
+        # unlabelled side: not counted
+        {"judgement": "A", "reference": ref, "a": "send one", "b": "seventy referral"},
+    ]  # fmt: skip
+    out = ab_ceiling(items, [short, long])
+    assert out["items"] == {"labelled": 3, "of": 4}
+    assert out["n"] == {"all": 2, "<=1": 0, "2": 2, ">=3": 0}  # 2 word errors against 4
+    assert out["labels"]["all"] == 0.5  # two ties count half each
+    assert out["labels+extent"]["all"] == 0.5  # one right, one wrong
+    assert out["labels+extent"]["2"] == 0.5 and math.isnan(out["labels"]["<=1"])
