@@ -63,7 +63,7 @@ out.write_text(json.dumps({
         "step": step,
     },
     "sources": [f"{exp}/preregistration.md", f"{exp}/report.md"],
-    "evaluation": "int8row graph, tie-breaker 3, the checkpoint's defaults (normalize sitar, normal form version 2; swer chosen on the validation A/B set); v5 in the same code (../v13-distil/eval/v5c.json, severity_v5.json)",
+    "evaluation": "int8row graph, tie-breaker 3, the checkpoint's defaults (normalize sitar in the checkpoint's normal form and decoding; swer chosen on the validation A/B set); v5 in the same code (../v13-distil/eval/v5c.json, severity_v5.json)",
     "unknown": [],
 }, indent=1) + "\n", encoding="utf-8")
 print(f"selected step {step} (gap-head Spearman {by_step[step]:.3f})")
