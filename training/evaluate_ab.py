@@ -124,6 +124,18 @@ def labelled_items(
     return kept, va, vb
 
 
+def ceiling_values(
+    items: Sequence[dict[str, Any]], records: Sequence[Any]
+) -> tuple[list[dict[str, Any]], dict[str, tuple[list[float], list[float]]]]:
+    """The ceiling rows of the A/B set from hand-labelled records: the items whose two
+    transcripts are both labelled (:func:`labelled_items`) and, for ``labels`` (spec §5 of the
+    labelled tiers) and ``labels+extent`` (extent as the tie-breaker, :func:`label_scores`), the
+    values of sides A and B on those items."""
+    kept, label_a, label_b = labelled_items(items, label_scores(records))
+    _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
+    return kept, {"labels": (label_a, label_b), "labels+extent": (ext_a, ext_b)}
+
+
 def _print_rows(report: dict[str, dict[str, float]]) -> None:
     for name, row in report.items():
         print(f"  {name:13s} agreement {row['agreement']:.3f}  (metric ties {row['metric_ties']})")
@@ -177,14 +189,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.data import read_record_file
 
         records = [r for path in args.labels for r in read_record_file(path)]
-        kept, label_a, label_b = labelled_items(items, label_scores(records))
-        _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
+        kept, rows = ceiling_values(items, records)
         ceiling = {
             "labels_files": list(args.labels),
             "items": len(kept),
             "metrics": {
-                "labels": agreement(kept, label_a, label_b),
-                "labels+extent": agreement(kept, ext_a, ext_b),
+                **{name: agreement(kept, va, vb) for name, (va, vb) in rows.items()},
                 **evaluate_ab(kept, metrics),
             },
         }

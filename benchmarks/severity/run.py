@@ -202,20 +202,16 @@ def ab_ceiling(ab_items: Sequence[dict[str, Any]], records: Sequence[Any]) -> di
     """What the readers' own tiers achieve on the A/B set: agreement with the judge of ``labels``
     (spec §5 of each transcript's labelled tiers) and ``labels+extent`` (the same with the share
     of tokens inside gaps as the tie-breaker), from hand-labelled records
-    (:func:`training.evaluate_ab.label_scores`), overall and by |Δerrors| as
+    (:func:`training.evaluate_ab.ceiling_values`), overall and by |Δerrors| as
     :func:`evaluate_ab`. Only items whose two transcripts are both labelled (or equal their
     reference) count; ``items`` says how many of the set's items that is."""
-    from training.evaluate_ab import label_scores, labelled_items
+    from training.evaluate_ab import ceiling_values
 
-    values: dict[str, tuple[list[float], list[float]]] = {}
-    kept: list[dict[str, Any]] = []
-    for name, extent in (("labels", False), ("labels+extent", True)):
-        kept, va, vb = labelled_items(ab_items, label_scores(records, extent=extent))
-        values[name] = (va, vb)
+    kept, rows = ceiling_values(ab_items, records)
     out = evaluate_ab(
         kept,
-        {name: {"value": v[0]} for name, v in values.items()},
-        {name: {"value": v[1]} for name, v in values.items()},
+        {name: {"value": va} for name, (va, _) in rows.items()},
+        {name: {"value": vb} for name, (_, vb) in rows.items()},
     )
     out["items"] = {"labelled": len(kept), "of": len(ab_items)}
     return out
