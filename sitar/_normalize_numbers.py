@@ -257,12 +257,15 @@ def _number_run(
     spoken = _spoken_time(words) if timed else None
     if spoken is not None:
         return [(spoken[0], span), (spoken[1], span)]
-    if any(w.endswith(":") for w in words):  # rule 7: "3:30"
+    if any(w.endswith(":") for w in words):  # rule 7: "3:30"; ":00" minutes are dropped
         out = []
+        after_colon = False
         for piece in run:
             word = piece.text.rstrip(":")
-            out.append((word, (piece.start, piece.end)))
-        return [(w, s) for w, s in out if w != "00"]
+            if not (after_colon and word == "00"):  # the hour of "00:30" stays
+                out.append((word, (piece.start, piece.end)))
+            after_colon = piece.text.endswith(":")
+        return out
     if all(w.isdigit() for w in words):
         produced = words  # digits are canonical already (the library would drop "05"'s zero)
     else:

@@ -13,9 +13,11 @@ normalised text gives exactly these tokens, in order), each with the half-open c
 the original text it came from. Several tokens may share one span (``"don't"`` gives ``do not``;
 ``"2,500 dollars"`` gives ``2500 dollars``, both on the span of the whole amount).
 
-Rules (each is tested in ``tests/core/test_normalize.py``). Rules 1-5 and 9 run word by word in
+Rules (each is tested in ``tests/core/test_normalize.py``; rule 12 in
+``tests/core/test_normalize_times.py``). Rules 1-5 and 9 run word by word in
 :mod:`sitar._normalize_words`, then rules 6-8 over number runs in :mod:`sitar._normalize_numbers`,
-then rule 10 over the pair, and rule 11 when the text is written out:
+then (version 4) rule 12 on each side, then rule 10 over the pair, and rule 11 when the text is
+written out:
 
 1. **Tokens** are SPEC §1 tokens of the original (letters, marks, numbers; word-internal
    apostrophes; ``.``/``,`` between digits), so spans are original spans. Each token is put in
@@ -76,7 +78,8 @@ then rule 10 over the pair, and rule 11 when the text is written out:
      spoken text cannot tell; ``three hundred dollars twenty boxes`` stays a list);
    - a run is cut after 48 words (the library's cost grows faster than linearly);
    - if the library fails on a run, the run's words are kept as they are.
-7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``);
+7. **Times**: ``3:30`` is ``3 30``; ``:00`` minutes are dropped (``3:00 pm`` -> ``3 pm``; the
+   hour ``00`` of ``00:30`` stays);
    ``o'clock`` after a number is dropped; ``p.m.``/``PM``/``p m`` after a number are ``pm`` (and
    ``am``). Spoken hour-minute pairs (``three thirty``, ``ten oh five``) are ``3 30``/``10 05``
    when they follow ``at``, ``by``, ``until``, ``till``, ``before``, ``after``, ``around``,
@@ -106,6 +109,22 @@ then rule 10 over the pair, and rule 11 when the text is written out:
     the original text of either side. Without them, a stripped normal form merged edits of
     different sentences into one gap (the public dev set's ``early``/``Sam`` edits, ten words
     apart across a full stop). Nothing is marked before the first token or after the last.
+12. **Clock phrases and dates** (normal form version 4 only, :mod:`sitar._normalize_times`, on
+    each side before rule 10): ``half past 7``/``quarter past 3``/``a quarter to 4``/``10 past
+    2`` are ``7 30``/``3 15``/``3 45``/``2 10`` (``M to H`` and ``M after H`` with a number M
+    only after ``at``, ``by``, ``until``, ``till``, ``before``, ``after``, ``around`` or
+    ``about``: ``from 5 to 6`` is a range, ``10 minutes to 2 hours`` a duration); ``in the
+    morning`` after a time is ``am``, ``in the afternoon``/``in the evening`` ``pm`` (a time:
+    ``H MM``, or an hour after one of those words or written with ``o'clock``); a colon time
+    with hour 13-23 or ``00`` is 12-hour (``14:10`` -> ``2 10 pm``, ``00:30``
+    -> ``12 30 am``; read from the tokens, so ``14 10`` too); ``midday`` and ``12 noon`` are
+    ``noon``; ``[the] D of MONTH`` (with ``the`` or an ordinal D), ``MONTH the Dth`` and ``D
+    MONTH`` are ``MONTH D`` (``D may``/``D march`` only before a year: ``we may 3 times``). Rule
+    12 reads neither case nor punctuation, so version 4 keeps version 3's promise that a pair as
+    written and stripped are one text. Every token of a rewritten phrase carries the original
+    span of the whole phrase. In version 4 rule 10 also
+    joins 2-4 groups of digits whose concatenation is a token of the other side (``07700 900
+    461`` / ``07700900461``).
 
 **Normal-form versions.** Version 2 (:data:`NORMALIZER_VERSION`, the default) is rules 1-11.
 Version 3 is rules 1-10 without rule 11: the text is the tokens joined by single spaces, so a
@@ -113,14 +132,17 @@ pair written with punctuation and the same pair stripped of it have one normal f
 the same by construction (issue #28's invariance). A checkpoint names the version it was trained
 on (``scoring.normal_form``, :func:`sitar.options.default_normal_form`); the tokens, their spans
 and :func:`original_gap_spans` are the same in both, only the text CGD and the model read
-differs. Measured on a candidate in ``experiments/v32-nf3/``.
+differs. Measured on a candidate in ``experiments/v32-nf3/``. Version 4 is version 3 with rule 12
+and digit groups in rule 10; its tokens differ from version 3's only where those rules apply
+(``experiments/normal-form-4/``).
 
 Not canonicalised (each stays a gap): filler words (``uh``, ``um``) and bracketed text, which the
 library's full pipeline deletes (deleting words is not a format change); slashed dates and ranges
 (``3/4``, ``5-10``: their reading depends on locale); digit-by-digit phone numbers against grouped
-digits; abbreviations other than titles, months, units and ``ok``; ``x`` for ``times``; feet and
-inches (``6'2"``); ``on 5 June`` against ``on the fifth of June``; a spoken time without a time
-word around it (``it's one fifteen`` is ``115``; ``at one fifteen`` is ``1 15``).
+digits (version 4 joins them where the other side holds the joined number); abbreviations other
+than titles, months, units and ``ok``; ``x`` for ``times``; feet and inches (``6'2"``); ``on 5
+June`` against ``on the fifth of June`` (version 4: both ``on june 5``); a spoken time without a
+time word around it (``it's one fifteen`` is ``115``; ``at one fifteen`` is ``1 15``).
 
 :func:`normalize` never raises on a ``str``: lone surrogates and control characters are
 separators (SPEC §1), and a 1 MB line is linear work. Its version string :data:`NORMALIZER_VERSION`
@@ -133,6 +155,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sitar._normalize_numbers import canonical_words
+from sitar._normalize_times import clock_and_dates
 from sitar._normalize_words import LIBRARY, Interval, load_library, read_pieces, read_words
 from sitar.boundaries import BOUNDARY_PUNCTUATION, has_dash
 from sitar.errors import InputError
@@ -154,9 +177,10 @@ __all__ = [
 #: Version of the rules in this module's docstring; with the library's version in the signature.
 #: The default normal form (rules 1-11), for every checkpoint that does not name one.
 NORMALIZER_VERSION = "2"
-#: The normal forms :func:`normalize_pair` writes: ``2`` (rules 1-11) and ``3`` (rules 1-10, no
-#: boundary marks); see "Normal-form versions" in the module docstring.
-NORMAL_FORM_VERSIONS = ("2", "3")
+#: The normal forms :func:`normalize_pair` writes: ``2`` (rules 1-11), ``3`` (rules 1-10, no
+#: boundary marks) and ``4`` (rules 1-10 and 12); see "Normal-form versions" in the module
+#: docstring.
+NORMAL_FORM_VERSIONS = ("2", "3", "4")
 
 
 @dataclass(frozen=True)
@@ -243,7 +267,8 @@ def _with_marks(original: str, tokens: tuple[str, ...], spans: tuple[Interval, .
 
 class NormalizedPair(NamedTuple):
     """The normalised reference and hypothesis in normal form ``version``; ``texts`` is what
-    :func:`sitar.segment` takes (with rule 11's marks in version 2, without in version 3)."""
+    :func:`sitar.segment` takes (with rule 11's marks in version 2, without in versions 3 and
+    4)."""
 
     reference: Normalized
     hypothesis: Normalized
@@ -251,7 +276,7 @@ class NormalizedPair(NamedTuple):
 
     @property
     def texts(self) -> tuple[str, str]:
-        if self.version == "3":
+        if self.version in ("3", "4"):
             return (self.reference.plain_text, self.hypothesis.plain_text)
         return (self.reference.text, self.hypothesis.text)
 
@@ -317,7 +342,8 @@ def normalize_pair(
     reference: str, hypothesis: str, *, version: str = NORMALIZER_VERSION
 ) -> NormalizedPair:
     """Normalise both sides, then join compounds spelt apart on one side only (rule 10);
-    ``version`` is the normal form whose texts ``.texts`` gives (``"2"`` or ``"3"``).
+    ``version`` is the normal form whose texts ``.texts`` gives (``"2"``, ``"3"`` or ``"4"``;
+    version 4 also applies rule 12 to each side first, and rule 10 to digit groups).
 
     >>> pair = normalize_pair("The clinic is closed on weekends.", "the clinic is closed on week ends")
     >>> pair.texts
@@ -330,20 +356,39 @@ def normalize_pair(
         if not isinstance(value, str):
             raise InputError(f"{name} must be a str, got {type(value).__name__}")
     ref, hyp = normalize(reference), normalize(hypothesis)
-    ref_joined = _join_compounds(ref, frozenset(hyp.tokens), frozenset(ref.tokens))
-    hyp_joined = _join_compounds(hyp, frozenset(ref.tokens), frozenset(hyp.tokens))
+    digits = version == "4"
+    if digits:
+        ref, hyp = _clock_and_dates(ref), _clock_and_dates(hyp)
+    ref_joined = _join_compounds(ref, frozenset(hyp.tokens), frozenset(ref.tokens), digits)
+    hyp_joined = _join_compounds(hyp, frozenset(ref.tokens), frozenset(hyp.tokens), digits)
     return NormalizedPair(ref_joined, hyp_joined, version)
 
 
-def _join_compounds(side: Normalized, other: frozenset[str], own: frozenset[str]) -> Normalized:
+def _clock_and_dates(side: Normalized) -> Normalized:
+    """Rule 12 (version 4) on one side."""
+    tokens, spans = clock_and_dates(side.original, side.tokens, side.spans)
+    if tuple(tokens) == side.tokens and tuple(spans) == side.spans:
+        return side
+    return Normalized(side.original, tuple(tokens), tuple(spans))
+
+
+def _join_compounds(
+    side: Normalized, other: frozenset[str], own: frozenset[str], digits: bool = False
+) -> Normalized:
+    """Rule 10: join 2-3 word tokens (version 4: also 2-4 digit groups, ``digits``) whose
+    concatenation is a token of the other side and not of this one."""
     tokens, spans = side.tokens, side.spans
     out_tokens: list[str] = []
     out_spans: list[Interval] = []
     i = 0
     while i < len(tokens):
-        for width in (3, 2):  # the longest spelling first: "i o s" before "i o"
+        for width in (4, 3, 2):  # the longest spelling first: "i o s" before "i o"
             parts = tokens[i : i + width]
-            if len(parts) == width and all(map(str.isalpha, parts)):
+            if len(parts) != width:
+                continue
+            if (width < 4 and all(map(str.isalpha, parts))) or (
+                digits and all(p.isascii() and p.isdigit() for p in parts)
+            ):
                 joined = "".join(parts)
                 if joined in other and joined not in own:
                     out_tokens.append(joined)

@@ -80,8 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=NORMALIZER_VERSION,
         action=SingleValue,
         help="with --normalize sitar, the normal form compared: 2 (default) keeps one boundary "
-        "mark where the text has one, so CGD sees its sentences; 3 has none (a checkpoint "
-        "trained on it names it; sitar.normalize)",
+        "mark where the text has one, so CGD sees its sentences; 3 has none; 4 is 3 with "
+        "clock phrases, day periods, the 24-hour clock, dates and digit groups made canonical "
+        "(a checkpoint names the form it was trained on; sitar.normalize)",
     )
     parser.add_argument(
         "--show-normalized",

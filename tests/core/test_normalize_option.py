@@ -140,5 +140,5 @@ def test_gaps_command_compares_in_the_normal_form_asked_for(capsys) -> None:
     assert main([*args, "--normalize", "sitar", "--show-normalized"]) == 0
     assert json.loads(capsys.readouterr().out)["normalized"][0] == "stop. then go left"
     with pytest.raises(SystemExit) as exit_info:  # a usage error, as for any bad choice
-        main([*args, "--normal-form", "4"])
+        main([*args, "--normal-form", "5"])
     assert exit_info.value.code == 2

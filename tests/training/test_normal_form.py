@@ -231,7 +231,7 @@ def test_version_3_converts_version_2_records_and_drops_same_variants(tmp_path) 
     assert "normal_form" not in TrainConfig(normalize="sitar").to_dict()
     assert TrainConfig(normalize="sitar", normal_form="3").to_dict()["normal_form"] == "3"
     with pytest.raises(InputError, match="normal_form"):
-        TrainConfig(normalize="sitar", normal_form="4")
+        TrainConfig(normalize="sitar", normal_form="5")
     with pytest.raises(InputError, match="normal_form"):
         TrainConfig(normal_form="3")  # a normal form needs normalize: sitar
     with pytest.raises(SystemExit) as exit_info:  # a usage error
