@@ -78,7 +78,7 @@ class _Side:
         return self.original[start:end]
 
 
-def _clock_phrase(side: _Side, i: int) -> tuple[int, list[str]] | None:
+def _clock_phrase(side: _Side, i: int, result: object = None) -> tuple[int, list[str]] | None:
     """``[a] quarter|half|M [minutes] past|after|to|before|till H`` at ``i``: (the index after
     it, the tokens ``H MM``), or None. ``half past`` and ``quarter past/to`` are always times;
     ``M past H`` with a number M too (``10 past 2``); ``M to H`` and ``M after H`` only after a
@@ -128,7 +128,7 @@ def _time_before(result: list[tuple[str, Interval]], side: _Side, end: int) -> b
     return before in _CLOCK_BEFORE or "o'clock" in side.written(end - 1).casefold()
 
 
-def _date(side: _Side, i: int) -> tuple[int, list[str]] | None:
+def _date(side: _Side, i: int, result: object = None) -> tuple[int, list[str]] | None:
     """A day and a month at ``i`` in any of the orders ``[the] D of MONTH``, ``MONTH the D``
     (an ordinal) and ``D MONTH``: (the index after it, the tokens ``MONTH D``), or None."""
     k = i + 1 if side.at(i) == "the" else i
@@ -159,56 +159,48 @@ def clock_and_dates(
     original: str, tokens: Sequence[str], spans: Sequence[Interval]
 ) -> tuple[list[str], list[Interval]]:
     """Rule 12 on one side's canonical tokens (and their original spans): clock phrases as
-    ``H MM``, day periods after a time as ``am``/``pm``, the 24-hour clock as 12-hour with
-    ``am``/``pm``, ``midday`` as ``noon``, and dates as ``MONTH D``."""
+    ``H MM``, dates as ``MONTH D``, day periods after a time as ``am``/``pm``, the 24-hour clock
+    as 12-hour with ``am``/``pm``, and ``midday`` as ``noon``."""
     side = _Side(original, tokens, spans)
     result: list[tuple[str, Interval]] = []
     i = 0
-    n = len(tokens)
-    while i < n:
-        word = tokens[i]
-        clock = _clock_phrase(side, i)
-        if clock is not None:
-            end, out = clock
-            span = side.span(i, end)
-            result.extend((t, span) for t in out)
-            i = end
-            continue
-        date = _date(side, i)
-        if date is not None:
-            end, out = date
-            span = side.span(i, end)
-            result.extend((t, span) for t in out)
-            i = end
-            continue
-        if (
-            word == "in"
-            and side.at(i + 1) == "the"
-            and side.at(i + 2) in _PERIODS
-            and _time_before(result, side, i)
-            and side.at(i + 3) not in ("am", "pm")
-        ):
-            result.append((_PERIODS[side.at(i + 2)], side.span(i, i + 3)))
-            i += 3
-            continue
-        twenty_four = _twenty_four(side, i)
-        if twenty_four is not None:
-            end, out = twenty_four
-            span = side.span(i, end)
-            result.extend((t, span) for t in out)
-            i = end
-            continue
-        if word == "midday" or (word == "12" and side.at(i + 1) == "noon"):
-            end = i + 1 if word == "midday" else i + 2
-            result.append(("noon", side.span(i, end)))
-            i = end
-            continue
-        result.append((word, spans[i]))
-        i += 1
+    while i < len(tokens):
+        for reader in _READERS:
+            found = reader(side, i, result)
+            if found is not None:
+                end, out = found
+                span = side.span(i, end)
+                result.extend((t, span) for t in out)
+                i = end
+                break
+        else:
+            result.append((tokens[i], spans[i]))
+            i += 1
     return [t for t, _ in result], [s for _, s in result]
 
 
-def _twenty_four(side: _Side, i: int) -> tuple[int, list[str]] | None:
+_Found = tuple[int, list[str]] | None
+
+
+def _day_period(side: _Side, i: int, result: list[tuple[str, Interval]]) -> _Found:
+    """``in the morning`` (``am``) or ``in the afternoon``/``evening`` (``pm``) after a time."""
+    if side.at(i) != "in" or side.at(i + 1) != "the" or side.at(i + 2) not in _PERIODS:
+        return None
+    if side.at(i + 3) in ("am", "pm") or not _time_before(result, side, i):
+        return None
+    return i + 3, [_PERIODS[side.at(i + 2)]]
+
+
+def _noon(side: _Side, i: int, result: list[tuple[str, Interval]]) -> _Found:
+    """``midday`` and ``12 noon`` as ``noon``."""
+    if side.at(i) == "midday":
+        return i + 1, ["noon"]
+    if side.at(i) == "12" and side.at(i + 1) == "noon":
+        return i + 2, ["noon"]
+    return None
+
+
+def _twenty_four(side: _Side, i: int, result: object = None) -> tuple[int, list[str]] | None:
     """``14:10`` (rule 7: ``14 10``) as ``2 10 pm`` and ``00:30`` as ``12 30 am``: an hour 13-23
     or ``00`` and two-digit minutes, not already followed by am/pm. Read from the tokens alone,
     not from the colon, so the pair stripped of punctuation (``14 10``) reads the same (rule 12
@@ -223,3 +215,7 @@ def _twenty_four(side: _Side, i: int) -> tuple[int, list[str]] | None:
     h = int(hour)
     out = [str(h - 12 if h else 12)] + ([minutes] if minutes != "00" else [])
     return i + 2, [*out, "pm" if h else "am"]
+
+
+#: Rule 12's readers, tried in this order at each token; the first that reads a phrase wins.
+_READERS = (_clock_phrase, _date, _day_period, _twenty_four, _noon)
