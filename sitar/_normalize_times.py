@@ -5,31 +5,32 @@
 time, ``10 past 2 in the afternoon`` and ``14:10`` become ``2 10 pm``, ``the 3rd of May``, ``May
 the third`` and ``3 May`` become ``may 3``. A rewritten phrase's tokens all carry the original
 span of the whole phrase (tokens may be reordered, so no finer span is true). Every rule is
-conservative where a reading is ambiguous, and each is tested in ``tests/core/test_normalize.py``.
+conservative where a reading is ambiguous, and each is tested in
+``tests/core/test_normalize_times.py``.
 Internal to sitar.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from sitar._normalize_numbers import _MONTHS, _ORDINAL, _TIME_BEFORE
 from sitar._normalize_words import Interval
 
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
 #: Month names that are also common words: ``D MONTH`` reads them as a month only before a year
 #: (``3 May 2024``; not ``we may 3 times``). Rule 12 never reads case or punctuation, so a pair
 #: as written and stripped of both stay one text.
 _MONTH_WORDS = frozenset({"may", "march"})
-#: Words before a clock phrase that make it a time (``at ten to four``); ``from`` and
-#: ``between`` start ranges (``from five to six``), so they do not count.
-_CLOCK_BEFORE = frozenset("at by until till til before after around about".split())
+#: Words before a clock phrase that make it a time (``at ten to four``): rule 7's time words and
+#: ``about``, without ``from``, which starts a range (``from five to six``).
+_CLOCK_BEFORE = (_TIME_BEFORE - {"from"}) | {"about"}
 _PERIODS = {"morning": "am", "afternoon": "pm", "evening": "pm"}
 _PAST = frozenset({"past", "after"})
 _TO = frozenset({"to", "before", "till", "til"})
-_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+#: What a reader returns: (the index after the phrase, the phrase's canonical tokens), or None.
+_Found = tuple[int, list[str]] | None
+#: The tokens rule 12 has written so far, with their spans.
+_Result = list[tuple[str, Interval]]
 
 
 def _hour(token: str) -> int | None:
@@ -78,7 +79,7 @@ class _Side:
         return self.original[start:end]
 
 
-def _clock_phrase(side: _Side, i: int, result: object = None) -> tuple[int, list[str]] | None:
+def _clock_phrase(side: _Side, i: int, result: _Result) -> _Found:
     """``[a] quarter|half|M [minutes] past|after|to|before|till H`` at ``i``: (the index after
     it, the tokens ``H MM``), or None. ``half past`` and ``quarter past/to`` are always times;
     ``M past H`` with a number M too (``10 past 2``); ``M to H`` and ``M after H`` only after a
@@ -113,7 +114,7 @@ def _clock_phrase(side: _Side, i: int, result: object = None) -> tuple[int, list
     return k + 2, [str(h), f"{m:02d}"]
 
 
-def _time_before(result: list[tuple[str, Interval]], side: _Side, end: int) -> bool:
+def _time_before(result: _Result, side: _Side, end: int) -> bool:
     """Whether ``result`` ends in a time that a day period may follow: ``H MM`` (rules 7 and
     12), or an hour after a time word (``at 6``) or written with ``o'clock``."""
     if not result:
@@ -128,7 +129,7 @@ def _time_before(result: list[tuple[str, Interval]], side: _Side, end: int) -> b
     return before in _CLOCK_BEFORE or "o'clock" in side.written(end - 1).casefold()
 
 
-def _date(side: _Side, i: int, result: object = None) -> tuple[int, list[str]] | None:
+def _date(side: _Side, i: int, result: _Result) -> _Found:
     """A day and a month at ``i`` in any of the orders ``[the] D of MONTH``, ``MONTH the D``
     (an ordinal) and ``D MONTH``: (the index after it, the tokens ``MONTH D``), or None."""
     k = i + 1 if side.at(i) == "the" else i
@@ -162,7 +163,7 @@ def clock_and_dates(
     ``H MM``, dates as ``MONTH D``, day periods after a time as ``am``/``pm``, the 24-hour clock
     as 12-hour with ``am``/``pm``, and ``midday`` as ``noon``."""
     side = _Side(original, tokens, spans)
-    result: list[tuple[str, Interval]] = []
+    result: _Result = []
     i = 0
     while i < len(tokens):
         for reader in _READERS:
@@ -179,10 +180,7 @@ def clock_and_dates(
     return [t for t, _ in result], [s for _, s in result]
 
 
-_Found = tuple[int, list[str]] | None
-
-
-def _day_period(side: _Side, i: int, result: list[tuple[str, Interval]]) -> _Found:
+def _day_period(side: _Side, i: int, result: _Result) -> _Found:
     """``in the morning`` (``am``) or ``in the afternoon``/``evening`` (``pm``) after a time."""
     if side.at(i) != "in" or side.at(i + 1) != "the" or side.at(i + 2) not in _PERIODS:
         return None
@@ -191,7 +189,7 @@ def _day_period(side: _Side, i: int, result: list[tuple[str, Interval]]) -> _Fou
     return i + 3, [_PERIODS[side.at(i + 2)]]
 
 
-def _noon(side: _Side, i: int, result: list[tuple[str, Interval]]) -> _Found:
+def _noon(side: _Side, i: int, result: _Result) -> _Found:
     """``midday`` and ``12 noon`` as ``noon``."""
     if side.at(i) == "midday":
         return i + 1, ["noon"]
@@ -200,7 +198,7 @@ def _noon(side: _Side, i: int, result: list[tuple[str, Interval]]) -> _Found:
     return None
 
 
-def _twenty_four(side: _Side, i: int, result: object = None) -> tuple[int, list[str]] | None:
+def _twenty_four(side: _Side, i: int, result: _Result) -> _Found:
     """``14:10`` (rule 7: ``14 10``) as ``2 10 pm`` and ``00:30`` as ``12 30 am``: an hour 13-23
     or ``00`` and two-digit minutes, not already followed by am/pm. Read from the tokens alone,
     not from the colon, so the pair stripped of punctuation (``14 10``) reads the same (rule 12

@@ -33,8 +33,9 @@ can only differ where the normaliser reads punctuation (``-2``, ``3:30``). Recor
 version 2 convert to version 3 directly (normalising is idempotent on the tokens; the labelled
 spans are read in the version-2 text); an input variant whose version-3 texts equal its parent's
 is dropped (counted as ``variant_same_as_parent``). Version 4 (rule 12: clock phrases and dates)
-must be made from the records as written: a version-2 or -3 text has lost the colon of ``14:10``
-and the capital of ``May`` that rule 12 reads.
+reads tokens only, so version-2 or -3 records convert to it too, with one loss: ``3rd of May``
+is ``3 of may`` there, and without ``the`` rule 12 reads ``3 of may`` as a count, not a date.
+Converting from the records as written avoids it.
 
 Run::
 
