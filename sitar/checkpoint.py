@@ -7,7 +7,8 @@ was trained. :class:`CheckpointConfig` is the frozen, validated form of that fil
 is resolved relative to the folder it was loaded from. Loading never downloads anything: a missing
 key, a wrong schema or a referenced file that does not exist raises
 :class:`~sitar.errors.CheckpointError` naming the key or file. Unknown extra keys are kept and
-written back unchanged by :meth:`CheckpointConfig.save`.
+written back unchanged by :meth:`CheckpointConfig.save`. The bounds of each value and the checks
+that enforce them live in :mod:`sitar._checkpoint_fields`.
 
 This module is also the one home of checkpoint *resolution*: :func:`resolve_checkpoint` turns what
 a user names (a folder, an ``owner/name`` Hugging Face repo id, or nothing for the packaged
@@ -19,8 +20,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
-import numbers
 import os
 import re
 import stat
@@ -31,6 +30,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from sitar._checkpoint_fields import (
+    MAX_LENGTH_BOUNDS,
+    MAX_OPSET,
+    MAX_THRESHOLDS,
+    NORMALIZATIONS,
+    bad,
+    check_int,
+    check_name,
+    check_number,
+    check_one_line,
+    check_optional_str,
+    check_relative,
+    check_sections,
+    check_str,
+)
 from sitar._version import __version__
 from sitar.errors import CheckpointError, InputError, MissingDependencyError
 from sitar.integrity import (
@@ -46,6 +60,7 @@ __all__ = [
     "CONFIG_FILE",
     "DEFAULT_CHECKPOINT",
     "DEFAULT_THRESHOLDS",
+    "NORMALIZATIONS",
     "ONNX_INPUTS",
     "ONNX_VARIANTS",
     "CheckpointConfig",
@@ -75,29 +90,6 @@ ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "gap_index", "ga
 #: spec §7 ordinal thresholds on the raw scale.
 DEFAULT_THRESHOLDS = (1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 2.0)
 
-#: Bounds of the config's scalars (inclusive unless said otherwise), checked by
-#: :meth:`CheckpointConfig.from_dict` for loaded and hand-built configs alike, before any digest is
-#: looked at: re-signing a checkpoint never makes an out-of-bound value load.
-#:
-#: * ``max_length``: 8 (three special tokens plus text) to 8192 (the longest position table of the
-#:   encoders SITAR trains; a BERT-style graph has 512);
-#: * ``score_scale``: from the top threshold to 7/3, the top of the SPEC §5 raw scale;
-#: * ``thresholds``: 1 to 16 strictly increasing values in (0, 7/3];
-#: * ``rho``: 0 < rho < 1; ``loss_weights``: finite and >= 0; ``onnx.opset``: 1 to 1000;
-#: * ``pad_token_id`` and marker ids: integers 0 to 2**31 - 1;
-#: * ``name``: 1 to 200 letters, digits, ``.``, ``_``, ``+`` or ``-``; ``name`` and ``backbone``
-#:   never hold control characters or ``|`` (they go into one-line signatures and TSV headers).
-MAX_LENGTH_BOUNDS = (8, 8192)
-MAX_THRESHOLDS = 16
-MAX_NAME_LENGTH = 200
-MAX_TOKEN_ID = 2**31 - 1
-MAX_OPSET = 1000
-_NAME = re.compile(r"[^\W_][\w.+-]*")
-_HEAD_NAMES = ("gaps", "pair")
-#: Input forms (``scoring.normalize`` of a checkpoint; ``--normalize``): ``sitar`` (both sides
-#: through :mod:`sitar.normalize`) or ``none`` (text as written).
-NORMALIZATIONS = ("sitar", "none")
-
 _REQUIRED_KEYS = ("schema", "name", "backbone", "max_length", "onnx", "tokenizer")
 _REQUIRED_ONNX_KEYS = ("files", "inputs", "outputs")
 # Top-level keys that map onto dataclass fields; anything else is preserved in ``extra``.
@@ -124,146 +116,6 @@ def _utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _bad(where: str, message: str) -> CheckpointError:
-    return CheckpointError(f"{where}: {message}")
-
-
-def _check_str(value: Any, key: str, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise _bad(where, f"{key!r} must be a non-empty string, got {value!r}")
-    return value
-
-
-def _check_optional_str(value: Any, key: str, where: str) -> str | None:
-    return None if value is None else _check_str(value, key, where)
-
-
-def _check_one_line(value: Any, key: str, where: str) -> str:
-    """A non-empty string without control characters or ``|`` (it goes into signatures)."""
-    value = _check_str(value, key, where)
-    if "|" in value or any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
-        raise _bad(where, f"{key!r} must not hold control characters or '|', got {value!r}")
-    return value
-
-
-def _check_name(value: Any, where: str) -> str:
-    value = _check_one_line(value, "name", where)
-    if len(value) > MAX_NAME_LENGTH or not _NAME.fullmatch(value):
-        raise _bad(
-            where,
-            f"'name' must be 1 to {MAX_NAME_LENGTH} letters, digits, '.', '_', '+' or '-' "
-            f"(starting with a letter or digit), got {value[:80]!r}",
-        )
-    return value
-
-
-def _check_number(
-    value: Any,
-    key: str,
-    where: str,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    open_low: bool = False,
-    open_high: bool = False,
-) -> float:
-    """A finite real number within the given bounds (inclusive unless ``open_*``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise _bad(where, f"{key!r} must be a finite number, got {value!r}")
-    x = float(value)
-    too_low = low is not None and (x <= low if open_low else x < low)
-    too_high = high is not None and (x >= high if open_high else x > high)
-    if too_low or too_high:
-        lo = "-inf" if low is None else f"{low:g}"
-        hi = "inf" if high is None else f"{high:g}"
-        interval = f"{'(' if open_low else '['}{lo}, {hi}{')' if open_high else ']'}"
-        raise _bad(where, f"{key!r} must be in {interval}, got {value!r}")
-    return x
-
-
-def _check_int(value: Any, key: str, where: str, *, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _bad(where, f"{key!r} must be an integer in [{low}, {high}], got {value!r}")
-    return value
-
-
-def _check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> None:
-    """Bounds of the optional top-level keys that change scores (kept in ``extra``)."""
-    if data.get("pad_token_id") is not None:
-        _check_int(data["pad_token_id"], "pad_token_id", where, low=0, high=MAX_TOKEN_ID)
-    head = data.get("head")
-    if head is not None:
-        if not isinstance(head, Mapping):
-            raise _bad(where, f"'head' must be an object, got {type(head).__name__}")
-        if "num_thresholds" in head and head["num_thresholds"] != n_thresholds:
-            raise _bad(
-                where,
-                f"'head.num_thresholds' is {head['num_thresholds']!r} but 'thresholds' has "
-                f"{n_thresholds} values",
-            )
-        if "dropout" in head:
-            _check_number(head["dropout"], "head.dropout", where, low=0.0, high=1.0, open_high=True)
-        for key in ("gap_head", "gap_closeness"):
-            if key in head and not isinstance(head[key], bool):
-                raise _bad(where, f"'head.{key}' must be true or false, got {head[key]!r}")
-    closeness = data.get("closeness")
-    if closeness is not None:
-        if not isinstance(closeness, Mapping):
-            raise _bad(where, f"'closeness' must be an object, got {type(closeness).__name__}")
-        _check_one_line(closeness.get("version"), "closeness.version", where)
-    scoring = data.get("scoring")
-    if scoring is not None:
-        if not isinstance(scoring, Mapping):
-            raise _bad(where, f"'scoring' must be an object, got {type(scoring).__name__}")
-        if "head" in scoring and scoring["head"] not in _HEAD_NAMES:
-            raise _bad(
-                where, f"'scoring.head' must be one of {_HEAD_NAMES}, got {scoring['head']!r}"
-            )
-        if "swer" in scoring:
-            from sitar.swer import swer_params_from_section
-
-            try:
-                swer_params_from_section(scoring["swer"])
-            except InputError as e:
-                raise _bad(where, f"'scoring.swer': {e}") from e
-        if "decode" in scoring:
-            from sitar.gapscore import DECODE_RULES
-
-            if scoring["decode"] not in DECODE_RULES:
-                raise _bad(
-                    where,
-                    f"'scoring.decode' must be one of {DECODE_RULES}, got {scoring['decode']!r}",
-                )
-        if "normal_form" in scoring:
-            from sitar.normalize import check_normal_form_version
-
-            try:
-                check_normal_form_version(scoring["normal_form"])
-            except InputError as e:
-                raise _bad(where, f"'scoring.normal_form': {e}") from e
-        if "normalize" in scoring and scoring["normalize"] not in NORMALIZATIONS:
-            raise _bad(
-                where,
-                f"'scoring.normalize' must be 'none' or 'sitar', got {scoring['normalize']!r}",
-            )
-    markers = data.get("markers")
-    if markers is not None:
-        if not isinstance(markers, Mapping):
-            raise _bad(where, f"'markers' must be an object, got {type(markers).__name__}")
-        for key in ("open", "close"):
-            _check_one_line(markers.get(key), f"markers.{key}", where)
-        for key in ("open_id", "close_id"):
-            _check_int(markers.get(key), f"markers.{key}", where, low=0, high=MAX_TOKEN_ID)
-
-
-def _check_relative(path: str, key: str, where: str) -> str:
-    """Referenced files must stay inside the checkpoint folder (no absolute paths, no ``..``)."""
-    p = Path(path)
-    if p.is_absolute() or ".." in p.parts:
-        raise _bad(where, f"{key!r} must be a path relative to the checkpoint folder, got {path!r}")
-    return path
-
-
 @dataclass(frozen=True)
 class OnnxConfig:
     """The ``onnx`` section: graph files per variant, the default variant, input/output names."""
@@ -286,28 +138,28 @@ class OnnxConfig:
     @classmethod
     def from_dict(cls, data: Any, *, where: str = "onnx") -> OnnxConfig:
         if not isinstance(data, Mapping):
-            raise _bad(where, f"'onnx' must be a JSON object, got {type(data).__name__}")
+            raise bad(where, f"'onnx' must be a JSON object, got {type(data).__name__}")
         missing = [k for k in _REQUIRED_ONNX_KEYS if k not in data]
         if missing:
-            raise _bad(where, f"missing required key(s) {', '.join('onnx.' + k for k in missing)}")
+            raise bad(where, f"missing required key(s) {', '.join('onnx.' + k for k in missing)}")
         files = data["files"]
         if not isinstance(files, Mapping):
-            raise _bad(where, f"'onnx.files' must be an object, got {type(files).__name__}")
+            raise bad(where, f"'onnx.files' must be an object, got {type(files).__name__}")
         checked: dict[str, str | None] = {}
         for variant, name in files.items():
             if variant not in ONNX_VARIANTS:
-                raise _bad(
+                raise bad(
                     where,
                     f"unknown ONNX variant {variant!r} in 'onnx.files'; expected {ONNX_VARIANTS}",
                 )
-            checked[variant] = _check_optional_str(name, f"onnx.files.{variant}", where)
+            checked[variant] = check_optional_str(name, f"onnx.files.{variant}", where)
             if checked[variant] is not None:
-                _check_relative(name, f"onnx.files.{variant}", where)
+                check_relative(name, f"onnx.files.{variant}", where)
         if not any(checked.values()):
-            raise _bad(where, "'onnx.files' names no ONNX file; expected at least fp32 or int8")
+            raise bad(where, "'onnx.files' names no ONNX file; expected at least fp32 or int8")
         default = data.get("default")
         if default is not None and not checked.get(default):
-            raise _bad(
+            raise bad(
                 where,
                 f"'onnx.default' is {default!r} but 'onnx.files' has no file for it; "
                 f"available: {sorted(k for k, v in checked.items() if v)}",
@@ -318,10 +170,10 @@ class OnnxConfig:
             or not inputs
             or any(not isinstance(x, str) for x in inputs)
         ):
-            raise _bad(where, f"'onnx.inputs' must be a non-empty list of names, got {inputs!r}")
+            raise bad(where, f"'onnx.inputs' must be a non-empty list of names, got {inputs!r}")
         unknown = [x for x in inputs if x not in ONNX_INPUTS]
         if unknown or "input_ids" not in inputs or len(set(inputs)) != len(inputs):
-            raise _bad(
+            raise bad(
                 where,
                 f"'onnx.inputs' must be distinct names from {ONNX_INPUTS} including 'input_ids', "
                 f"got {list(inputs)}",
@@ -332,12 +184,12 @@ class OnnxConfig:
             or any(not isinstance(x, str) for x in outputs)
             or "score" not in outputs
         ):
-            raise _bad(
+            raise bad(
                 where, f"'onnx.outputs' must be a list of names with 'score', got {outputs!r}"
             )
         opset = data.get("opset")
         if opset is not None:
-            _check_int(opset, "onnx.opset", where, low=1, high=MAX_OPSET)
+            check_int(opset, "onnx.opset", where, low=1, high=MAX_OPSET)
         return cls(
             files=checked,
             default=default,
@@ -404,19 +256,19 @@ class CheckpointConfig:
     ) -> CheckpointConfig:
         """Validate a config mapping; every problem raises :class:`CheckpointError` naming the key."""
         if not isinstance(data, Mapping):
-            raise _bad(where, f"expected a JSON object, got {type(data).__name__}")
+            raise bad(where, f"expected a JSON object, got {type(data).__name__}")
         missing = [k for k in _REQUIRED_KEYS if k not in data]
         if missing:
-            raise _bad(where, f"missing required key(s) {', '.join(missing)}")
+            raise bad(where, f"missing required key(s) {', '.join(missing)}")
         if data["schema"] != CHECKPOINT_SCHEMA:
-            raise _bad(
+            raise bad(
                 where,
                 f"'schema' is {data['schema']!r}, expected {CHECKPOINT_SCHEMA!r}; this sitar "
                 f"version ({__version__}) cannot read it",
             )
-        name = _check_name(data["name"], where)
-        backbone = _check_one_line(data["backbone"], "backbone", where)
-        max_length = _check_int(
+        name = check_name(data["name"], where)
+        backbone = check_one_line(data["backbone"], "backbone", where)
+        max_length = check_int(
             data["max_length"],
             "max_length",
             where,
@@ -424,30 +276,30 @@ class CheckpointConfig:
             high=MAX_LENGTH_BOUNDS[1],
         )
         onnx = OnnxConfig.from_dict(data["onnx"], where=where)
-        tokenizer = _check_relative(
-            _check_str(data["tokenizer"], "tokenizer", where), "tokenizer", where
+        tokenizer = check_relative(
+            check_str(data["tokenizer"], "tokenizer", where), "tokenizer", where
         )
         thresholds = data.get("thresholds", list(DEFAULT_THRESHOLDS))
         if not isinstance(thresholds, (list, tuple)) or not 1 <= len(thresholds) <= MAX_THRESHOLDS:
-            raise _bad(
+            raise bad(
                 where,
                 f"'thresholds' must be a list of 1 to {MAX_THRESHOLDS} numbers, got {thresholds!r}",
             )
         thresholds = tuple(
-            _check_number(t, "thresholds", where, low=0.0, high=MAX_SCORE, open_low=True)
+            check_number(t, "thresholds", where, low=0.0, high=MAX_SCORE, open_low=True)
             for t in thresholds
         )
         if any(b <= a for a, b in itertools.pairwise(thresholds)):
-            raise _bad(where, f"'thresholds' must be strictly increasing, got {list(thresholds)}")
+            raise bad(where, f"'thresholds' must be strictly increasing, got {list(thresholds)}")
         # The top threshold must be reachable, and raw scores never exceed the SPEC scale.
-        score_scale = _check_number(
+        score_scale = check_number(
             data.get("score_scale", MAX_SCORE),
             "score_scale",
             where,
             low=thresholds[-1],
             high=MAX_SCORE,
         )
-        rho = _check_number(
+        rho = check_number(
             data.get("rho", DEFAULT_RHO),
             "rho",
             where,
@@ -459,22 +311,20 @@ class CheckpointConfig:
         loss_weights = data.get("loss_weights")
         if loss_weights is not None:
             if not isinstance(loss_weights, Mapping):
-                raise _bad(where, f"'loss_weights' must be an object or null, got {loss_weights!r}")
+                raise bad(where, f"'loss_weights' must be an object or null, got {loss_weights!r}")
             loss_weights = {
-                str(k): _check_number(v, f"loss_weights.{k}", where, low=0.0)
+                str(k): check_number(v, f"loss_weights.{k}", where, low=0.0)
                 for k, v in loss_weights.items()
             }
-        _check_sections(data, len(thresholds), where)
-        config_hash = _check_optional_str(
+        check_sections(data, len(thresholds), where)
+        config_hash = check_optional_str(
             data.get("training_config_hash"), "training_config_hash", where
         )
         training = data.get("training")
         if training is not None and not isinstance(training, Mapping):
-            raise _bad(
-                where, f"'training' must be an object or null, got {type(training).__name__}"
-            )
-        version = _check_str(data.get("sitar_version", "unknown"), "sitar_version", where)
-        created = _check_str(data.get("created", "unknown"), "created", where)
+            raise bad(where, f"'training' must be an object or null, got {type(training).__name__}")
+        version = check_str(data.get("sitar_version", "unknown"), "sitar_version", where)
+        created = check_str(data.get("created", "unknown"), "created", where)
         return cls._from_validated(
             name=name,
             backbone=backbone,

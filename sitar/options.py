@@ -49,7 +49,7 @@ __all__ = [
 BACKENDS = ("onnx", "torch")
 #: Scoring heads: ``gaps`` (SPEC §7b, per-gap positions + SPEC §5) and ``pair`` (SPEC §7).
 HEADS = ("gaps", "pair")
-# Input normalisation, NORMALIZATIONS (declared in sitar.checkpoint, whose configs name it):
+# Input normalisation, NORMALIZATIONS (exported by sitar.checkpoint, whose configs name it):
 # ``sitar`` (sitar.normalize: both sides in one canonical form before CGD and the model) or
 # ``none`` (the text as given, SPEC §1 tokens only).
 
