@@ -70,7 +70,7 @@ def export_run(
     ``metrics.jsonl``) instead of the best step's. ``head`` (``gaps`` or ``pair``) is the scoring
     head a gap-aware checkpoint uses by default (default ``gaps``; recorded as ``scoring.head``)."""
     from sitar.modeling import export_checkpoint, load_regressor, load_tokenizer
-    from sitar.modeling.export import DEFAULT_PARITY_ATOL
+    from sitar.modeling.parity import DEFAULT_PARITY_ATOL
     from training.config import CONFIG_FILE, load_config
     from training.data import load_splits
 

@@ -233,7 +233,7 @@ def _tolerances(checkpoint: Path, source: str, atol: float | None) -> dict[str, 
         return {"*": float(atol)}
     if source == "fp32":
         return {"*": 1e-4}
-    from sitar.modeling.export import read_parity
+    from sitar.modeling.parity import read_parity
 
     try:
         entry = read_parity(checkpoint).get(source) or {}
@@ -255,7 +255,7 @@ def _tolerances(checkpoint: Path, source: str, atol: float | None) -> dict[str, 
 
 def _missing_hint(checkpoint: Path, config: Any, source: str) -> str:
     """Why the graph is missing (a recorded drop), and what else can be recovered from."""
-    from sitar.modeling.export import read_parity
+    from sitar.modeling.parity import read_parity
 
     try:
         dropped = read_parity(checkpoint).get("dropped_variants", [])

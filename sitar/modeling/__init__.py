@@ -26,7 +26,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         missing, "sitar.modeling (training, export, torch backend)", "torch"
     ) from e
 
-from sitar.modeling.export import ParityError, export_checkpoint, parity_report
+from sitar.modeling.export import export_checkpoint
 from sitar.modeling.losses import BoundaryLoss, MSELoss, OrdinalLoss, SitarLoss, base_interval
 from sitar.modeling.model import (
     THRESHOLDS,
@@ -42,6 +42,7 @@ from sitar.modeling.model import (
     resolve_backbone,
     save_regressor,
 )
+from sitar.modeling.parity import ParityError, parity_report
 
 __all__ = [
     "THRESHOLDS",

@@ -8,12 +8,12 @@ gap-aware model), ``model.int8row.onnx`` (row-wise dynamic int8, batch-invariant
 :func:`sitar.modeling.quantize.quantize_rowwise_int8`), ``parity.json`` and optionally ``torch/``
 (backbone config + full state dict). The three quantisers live in :mod:`sitar.modeling.quantize`.
 
-Parity is part of export: on real pairs, encoded once with ``tokenizer.json``, the torch model and
-the fp32 graph must agree within a tolerance (max abs diff of the raw score and the ordinal logits),
-and the drift of each quantized graph against fp32 (max/mean abs diff, Spearman) is measured and
-recorded. The folder is
-built in a temporary sibling directory and moved into place only when fp32 parity holds; otherwise
-:class:`ParityError` is raised with the numbers and nothing is left behind.
+Parity is part of export (measured by :mod:`sitar.modeling.parity`): on real pairs, encoded once
+with ``tokenizer.json``, the torch model and the fp32 graph must agree within a tolerance (max abs
+diff of the raw score and the ordinal logits), and the drift of each quantized graph against fp32
+(max/mean abs diff, Spearman) is measured and recorded. The folder is built in a temporary sibling
+directory and moved into place only when fp32 parity holds; otherwise
+:class:`~sitar.modeling.parity.ParityError` is raised with the numbers and nothing is left behind.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from torch import Tensor, nn
 from sitar._version import __version__
 from sitar.checkpoint import CONFIG_FILE, CheckpointConfig, OnnxConfig
 from sitar.closeness import config_section
-from sitar.errors import CheckpointError, InputError, MissingDependencyError
+from sitar.errors import CheckpointError, InputError
 from sitar.modeling import quantize as _quantize
 from sitar.modeling.model import (
     THRESHOLDS,
@@ -43,6 +43,16 @@ from sitar.modeling.model import (
     SitarRegressor,
     find_pad_id,
     save_regressor,
+)
+from sitar.modeling.parity import (
+    DEFAULT_PARITY_ATOL,
+    PARITY_FILE,
+    ParityError,
+    encode_pairs,
+    graph_drift,
+    ort,
+    parity_report,
+    run_onnx,
 )
 from sitar.targets import DEFAULT_RHO, MAX_SCORE
 
@@ -91,16 +101,9 @@ INT8_FILE = "model.int8.onnx"
 INT8ROW_FILE = "model.int8row.onnx"
 #: File of each ONNX variant in an exported folder.
 VARIANT_FILES = {"fp32": FP32_FILE, "int8": INT8_FILE, "int8row": INT8ROW_FILE}
-PARITY_FILE = "parity.json"
 TOKENIZER_FILE = "tokenizer.json"
 #: Node-name pattern of the gap head's first MatMul, which reads the closeness features.
 CLOSENESS_MATMUL = "/gap_mlp.0/"
-#: Default tolerance on max |torch - onnx fp32| for the raw score and the ordinal logits.
-DEFAULT_PARITY_ATOL = 2e-4
-
-
-class ParityError(CheckpointError):
-    """The fp32 ONNX graph does not reproduce the torch model within the tolerance."""
 
 
 class _NamedInputs(nn.Module):
@@ -113,14 +116,6 @@ class _NamedInputs(nn.Module):
 
     def forward(self, *inputs: Tensor) -> tuple[Tensor, ...]:
         return self.model(**dict(zip(self.names, inputs, strict=True)))
-
-
-def _ort() -> Any:
-    try:
-        import onnxruntime
-    except ImportError as e:
-        raise MissingDependencyError("onnxruntime", "ONNX export parity checks", "torch") from e
-    return onnxruntime
 
 
 def export_onnx(model: SitarRegressor, path: str | os.PathLike[str], *, opset: int = OPSET) -> Path:
@@ -237,182 +232,6 @@ def drop_softmax_nan_guards(path: str | os.PathLike[str]) -> int:
     return len(drop) // 2
 
 
-def _spearman(a: np.ndarray, b: np.ndarray) -> float:
-    """Spearman correlation with average ranks for ties (numpy only); nan when undefined."""
-
-    def ranks(x: np.ndarray) -> np.ndarray:
-        order = np.argsort(x, kind="mergesort")
-        r = np.empty(len(x), dtype=np.float64)
-        sx = x[order]
-        i = 0
-        while i < len(x):
-            j = i
-            while j + 1 < len(x) and sx[j + 1] == sx[i]:
-                j += 1
-            r[order[i : j + 1]] = (i + j) / 2.0
-            i = j + 1
-        return r
-
-    if len(a) < 2:
-        return float("nan")
-    ra, rb = ranks(np.asarray(a, float)), ranks(np.asarray(b, float))
-    if ra.std() == 0 or rb.std() == 0:
-        return float("nan")
-    return float(np.corrcoef(ra, rb)[0, 1])
-
-
-def _run_torch(
-    model: SitarRegressor, batches: list[dict[str, np.ndarray]]
-) -> list[dict[str, np.ndarray]]:
-    out = []
-    model = model.float().eval()
-    device = next(model.parameters()).device
-    with torch.inference_mode():
-        for feed in batches:
-            values = model(**{k: torch.from_numpy(v).to(device) for k, v in feed.items()})
-            out.append(
-                {
-                    name: v.float().cpu().numpy().astype(np.float64)
-                    for name, v in zip(model.output_names, values, strict=True)
-                }
-            )
-    return out
-
-
-def _run_onnx(
-    path: Path, batches: list[dict[str, np.ndarray]], threads: int | None
-) -> list[dict[str, np.ndarray]]:
-    ort = _ort()
-    options = ort.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    graph_inputs = [i.name for i in session.get_inputs()]
-    names = [o.name for o in session.get_outputs()]
-    out = []
-    for feed in batches:
-        if sorted(feed) != sorted(graph_inputs):
-            raise CheckpointError(
-                f"{path.name} takes inputs {graph_inputs} but the model feeds {sorted(feed)}"
-            )
-        values = session.run(names, feed)
-        out.append({n: np.asarray(v, dtype=np.float64) for n, v in zip(names, values, strict=True)})
-    return out
-
-
-def _concat(outputs: list[dict[str, np.ndarray]], name: str) -> np.ndarray:
-    return np.concatenate([o[name] for o in outputs])
-
-
-def _gap_rows(outputs: list[dict[str, np.ndarray]], counts: list[list[int]]) -> np.ndarray:
-    """The gap logits of real gaps only (padded slots dropped): (total gaps, K)."""
-    rows = [
-        o["gap_logits"][b, :g]
-        for o, batch in zip(outputs, counts, strict=True)
-        for b, g in enumerate(batch)
-    ]
-    return np.concatenate(rows) if rows else np.zeros((0, 0))
-
-
-def encode_for_model(
-    model: SitarRegressor,
-    encoder: PairEncoder,
-    references: Sequence[str],
-    hypotheses: Sequence[str],
-) -> list[Any]:
-    """Encodings of real pairs as ``model`` reads them: plain, or gap-marked (CGD with the
-    default analyzer) for a gap-aware model; pairs without gaps are left out of the latter."""
-    if not model.head_config.gap_head:
-        return encoder.encode(references, hypotheses)
-    from sitar.cgd import segment
-
-    items = []
-    for r, h in zip(references, hypotheses, strict=True):
-        gaps = segment(r, h).gaps
-        if gaps:
-            items.append((r, h, [(g.ref_span, g.hyp_span) for g in gaps]))
-    # Marking adds tokens: keep the pairs that still fit (the Scorer windows the others).
-    return [e for e in encoder.encode_marked(items) if len(e) <= encoder.max_length]
-
-
-def parity_report(
-    model: SitarRegressor,
-    encoder: PairEncoder,
-    *,
-    references: Sequence[str],
-    hypotheses: Sequence[str],
-    fp32_path: str | os.PathLike[str],
-    int8_path: str | os.PathLike[str] | None = None,
-    batch_size: int = 16,
-    threads: int | None = None,
-    atol: float = DEFAULT_PARITY_ATOL,
-    variant_paths: Mapping[str, str | os.PathLike[str]] | None = None,
-) -> dict[str, Any]:
-    """Compare torch, ONNX fp32 and (optionally) quantized graphs on the same encodings of real
-    pairs.
-
-    Returns a JSON-ready dict: ``n_pairs``, token length range, ``fp32`` (max abs diff of score and
-    logits, tolerance, ``passed``) and, for ``int8_path`` and each graph of ``variant_paths``
-    (variant -> path), an entry under the variant's name (max/mean abs diff of the raw score
-    against fp32, Spearman against fp32, max abs diff of logits; of gap logits for a gap-aware
-    model).
-    """
-    items = encode_for_model(model, encoder, references, hypotheses)
-    if not items:
-        raise InputError("parity needs at least one (reference, hypothesis) pair with a gap")
-    names = model.input_names
-    chunks = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
-    batches = [encoder.collate(chunk, names) for chunk in chunks]
-    counts = [[e.n_gaps for e in chunk] for chunk in chunks]
-    torch_out = _run_torch(model, batches)
-    fp32_out = _run_onnx(Path(fp32_path), batches, threads)
-    t_score, f_score = _concat(torch_out, "score"), _concat(fp32_out, "score")
-    t_logits, f_logits = _concat(torch_out, "ordinal_logits"), _concat(fp32_out, "ordinal_logits")
-    lengths = [len(e) for e in items]
-    score_diff = float(np.max(np.abs(t_score - f_score)))
-    logit_diff = float(np.max(np.abs(t_logits - f_logits)))
-    gap_diff = 0.0
-    if model.head_config.gap_head:
-        gap_diff = float(np.max(np.abs(_gap_rows(torch_out, counts) - _gap_rows(fp32_out, counts))))
-    report: dict[str, Any] = {
-        "n_pairs": len(items),
-        "tokens_min": int(min(lengths)),
-        "tokens_max": int(max(lengths)),
-        "tokens_mean": float(np.mean(lengths)),
-        "fp32": {
-            "max_abs_diff_score": score_diff,
-            "max_abs_diff_ordinal_logits": logit_diff,
-            "max_abs_diff_gap_logits": gap_diff,
-            "atol": float(atol),
-            "passed": bool(score_diff <= atol and logit_diff <= atol and gap_diff <= atol),
-        },
-        "torch_score_range": [float(t_score.min()), float(t_score.max())],
-    }
-    quantized = dict(variant_paths or {})
-    if int8_path is not None:
-        quantized["int8"] = int8_path
-    for variant, path in quantized.items():
-        q_out = _run_onnx(Path(path), batches, threads)
-        q_score, q_logits = _concat(q_out, "score"), _concat(q_out, "ordinal_logits")
-        diff = np.abs(q_score - f_score)
-        report[variant] = {
-            "max_abs_diff_score": float(diff.max()),
-            "mean_abs_diff_score": float(diff.mean()),
-            "max_abs_diff_normalized": float(
-                np.max(
-                    np.abs(np.clip(q_score, 0, MAX_SCORE) - np.clip(f_score, 0, MAX_SCORE))
-                    / MAX_SCORE
-                )
-            ),
-            "spearman_vs_fp32": _spearman(q_score, f_score),
-            "max_abs_diff_ordinal_logits": float(np.max(np.abs(q_logits - f_logits))),
-        }
-        if model.head_config.gap_head:
-            q_gaps, f_gaps = _gap_rows(q_out, counts), _gap_rows(fp32_out, counts)
-            report[variant]["max_abs_diff_gap_logits"] = float(np.max(np.abs(q_gaps - f_gaps)))
-    return report
-
-
 def export_checkpoint(
     model: SitarRegressor,
     tokenizer: Any,
@@ -485,7 +304,9 @@ def export_checkpoint(
         static = model.head_config.gap_head
         feeds: list[dict[str, np.ndarray]] = []
         if ("int8" in variants and static) or "int8row" in variants:
-            calib = encode_for_model(model, encoder, calibration[0], calibration[1])
+            calib = encode_pairs(
+                encoder, calibration[0], calibration[1], gap_aware=model.head_config.gap_head
+            )
             feeds = [
                 encoder.collate(calib[i : i + 16], model.input_names)
                 for i in range(0, len(calib), 16)
@@ -524,7 +345,7 @@ def export_checkpoint(
                 "opset": OPSET,
                 "sitar_version": __version__,
                 "torch": torch.__version__,
-                "onnxruntime": _ort().__version__,
+                "onnxruntime": ort().__version__,
             }
         )
         if "int8" in variants:
@@ -600,14 +421,6 @@ def export_checkpoint(
     return CheckpointConfig.load(out_dir)
 
 
-def read_parity(folder: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parity report of an exported checkpoint folder."""
-    path = Path(folder) / PARITY_FILE
-    if not path.is_file():
-        raise CheckpointError(f"{folder}: {PARITY_FILE} is missing (not written by export?)")
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def add_onnx_variant(
     folder: str | os.PathLike[str],
     *,
@@ -625,7 +438,6 @@ def add_onnx_variant(
     """
     from dataclasses import replace
 
-    from sitar.cgd import segment
     from sitar.checkpoint import write_integrity
     from sitar.encoding import checkpoint_encoder
 
@@ -637,16 +449,8 @@ def add_onnx_variant(
     fp32 = config.onnx_path("fp32")
     encoder = checkpoint_encoder(config)
     names = list(config.onnx.inputs)
-    if "gap_index" in names:
-        items = []
-        for r, h in zip(references, hypotheses, strict=True):
-            gaps = segment(r, h).gaps
-            if gaps:
-                items.append((r, h, [(g.ref_span, g.hyp_span) for g in gaps]))
-        encoded = encoder.encode_marked(items)
-    else:
-        encoded = encoder.encode(references, hypotheses)
-    encoded = [e for e in encoded if len(e) <= config.max_length]
+    gap_aware = "gap_index" in names
+    encoded = encode_pairs(encoder, references, hypotheses, gap_aware=gap_aware)
     if not encoded:
         raise InputError("add_onnx_variant needs at least one pair that fits (with a gap)")
     chunks = [encoded[i : i + batch_size] for i in range(0, len(encoded), batch_size)]
@@ -654,25 +458,15 @@ def add_onnx_variant(
     counts = [[e.n_gaps for e in chunk] for chunk in chunks]
     target = config.folder / VARIANT_FILES[variant]
     counts_q = _quantize.quantize_rowwise_int8(fp32, target, feeds)
-    f_out = _run_onnx(fp32, feeds, None)
-    q_out = _run_onnx(target, feeds, None)
-    f_score, q_score = _concat(f_out, "score"), _concat(q_out, "score")
-    diff = np.abs(q_score - f_score)
+    drift = graph_drift(
+        run_onnx(target, feeds, None), run_onnx(fp32, feeds, None), counts, gap_head=gap_aware
+    )
     entry: dict[str, Any] = {
         "reference": "fp32 ONNX graph (built ONNX -> ONNX, no torch)",
         "n_pairs": len(encoded),
-        "max_abs_diff_score": float(diff.max()),
-        "mean_abs_diff_score": float(diff.mean()),
-        "spearman_vs_fp32": _spearman(q_score, f_score),
-        "max_abs_diff_ordinal_logits": float(
-            np.max(np.abs(_concat(q_out, "ordinal_logits") - _concat(f_out, "ordinal_logits")))
-        ),
+        **drift,
         "quantization": {**_quantize.ROWWISE_QUANTIZATION, **counts_q},
     }
-    if "gap_index" in names:
-        entry["max_abs_diff_gap_logits"] = float(
-            np.max(np.abs(_gap_rows(q_out, counts) - _gap_rows(f_out, counts)))
-        )
     parity_path = config.folder / PARITY_FILE
     parity = json.loads(parity_path.read_text(encoding="utf-8")) if parity_path.is_file() else {}
     parity[variant] = entry
