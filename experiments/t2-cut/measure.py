@@ -1,7 +1,7 @@
 """Is the over-call on real output an offset of the T1/T2 cut? (issue #31; study, no training)
 
     python experiments/t2-cut/measure.py --checkpoint DIR --validation F.jsonl [...] \
-        [--json OUT.json]
+        [--test F.jsonl ...] [--json OUT.json]
 
 The gap head's ``tier`` decoding calls a gap T2 when its expected step ``e`` (the sum of its six
 threshold probabilities, :func:`sitar.gapscore.expected_steps`) rounds to 5 or 6, i.e. ``e >=
@@ -12,7 +12,10 @@ threshold probabilities, :func:`sitar.gapscore.expected_steps`) rounds to 5 or 6
   T2 -> T1 confusions;
 * on the public severity benchmark (diagnostic only, never used to choose): the share of
   reader-T0, reader-T1 and reader-T2 transcripts with at least one gap at or above the cut, which
-  is what puts a transcript in the T2 band under spec §5's tier priority.
+  is what puts a transcript in the T2 band under spec §5's tier priority;
+* on each ``--test`` file (diagnostic only): by the record's worst labelled tier, the share of
+  records with a gap the ``tier`` decoding reads T2, the same question as the benchmark's band
+  asked of the per-gap labels.
 """
 
 from __future__ import annotations
@@ -76,10 +79,33 @@ def benchmark_top(scorer) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(top), np.asarray([labels[i["item_id"]]["tier"] for i in items])
 
 
+def records_in_band(scorer, path: Path) -> dict[str, dict[str, float]]:
+    """By worst labelled tier: the records of ``path`` with a gap read T2 (``e >= 4.5``)."""
+    from sitar.records import read_records
+
+    records = [r for r in read_records(path) if r.gaps]
+    analyses = scorer.analyze(
+        references=[r.reference for r in records], hypotheses=[r.hypothesis for r in records]
+    )
+    out = {}
+    for tier in (0, 1, 2):
+        hits = [
+            max((p.expected for p in a.gaps or ()), default=0.0) >= 4.5
+            for r, a in zip(records, analyses, strict=True)
+            if max(r.tiers) == tier
+        ]
+        out[f"worst_label_t{tier}"] = {
+            "n": len(hits),
+            "read_t2_share": round(float(np.mean(hits)), 4) if hits else None,
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--checkpoint", required=True)
     p.add_argument("--validation", nargs="+", required=True)
+    p.add_argument("--test", nargs="*", default=[], help="test record files (diagnostic)")
     p.add_argument("--json")
     args = p.parse_args(argv)
 
@@ -120,6 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         "by_cut": bench,
     }
     print("benchmark", bench)
+    if args.test:
+        out["test_records_diagnostic"] = {
+            Path(f).name: records_in_band(scorer, Path(f)) for f in args.test
+        }
+        print("test", out["test_records_diagnostic"])
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return 0
