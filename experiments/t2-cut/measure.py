@@ -62,9 +62,10 @@ def validation_gaps(scorer, path: Path) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(expected, dtype=np.float64), np.asarray(tiers, dtype=np.int64)
 
 
-def benchmark_top(scorer) -> tuple[np.ndarray, np.ndarray]:
+def benchmark_top(scorer) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per transcript of the severity benchmark: the highest expected step of its gaps (0 for a
-    transcript the scorer finds identical) and the readers' resolved tier."""
+    transcript the scorer finds identical), the readers' resolved tier, the number of gaps and
+    the number read T2 at today's cut (4.5)."""
     data = ROOT / "benchmarks/severity/data"
     items = [json.loads(x) for x in (data / "items.jsonl").read_text("utf-8").splitlines()]
     labels = {
@@ -76,7 +77,10 @@ def benchmark_top(scorer) -> tuple[np.ndarray, np.ndarray]:
         references=[i["reference"] for i in items], hypotheses=[i["hypothesis"] for i in items]
     )
     top = [max((p.expected for p in a.gaps or ()), default=0.0) for a in analyses]
-    return np.asarray(top), np.asarray([labels[i["item_id"]]["tier"] for i in items])
+    n_gaps = [len(a.gaps or ()) for a in analyses]
+    n_t2 = [sum(p.expected >= 4.5 for p in a.gaps or ()) for a in analyses]
+    reader = [labels[i["item_id"]]["tier"] for i in items]
+    return np.asarray(top), np.asarray(reader), np.asarray(n_gaps), np.asarray(n_t2)
 
 
 def records_in_band(scorer, path: Path) -> dict[str, dict[str, float]]:
@@ -134,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         for c in CUTS
     }
     print("mean", out["validation_mean_tier_accuracy"])
-    top, reader = benchmark_top(scorer)
+    top, reader, n_gaps, n_t2 = benchmark_top(scorer)
     bench = {}
     for c in CUTS:
         bench[str(c)] = {
@@ -144,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     out["severity_benchmark_diagnostic"] = {
         "n": {f"reader_t{k}": int((reader == k).sum()) for k in (0, 1, 2)},
         "by_cut": bench,
+        "reader_t1_in_band_at_4.5": {
+            "n": int(((reader == 1) & (n_t2 > 0)).sum()),
+            "with_one_gap_read_t2": int(((reader == 1) & (n_t2 == 1)).sum()),
+            "with_one_gap": int(((reader == 1) & (n_t2 > 0) & (n_gaps == 1)).sum()),
+        },
     }
     print("benchmark", bench)
     if args.test:
