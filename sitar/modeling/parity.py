@@ -159,18 +159,21 @@ def encode_pairs(
     gap_aware: bool,
 ) -> list[Any]:
     """Encodings of real pairs as a graph reads them: plain, or gap-marked (CGD with the default
-    analyzer) for a gap-aware graph, whose pairs without gaps are left out. Marking adds tokens:
-    only the pairs that still fit ``encoder.max_length`` are kept (the Scorer windows the others)."""
+    analyzer) for a gap-aware graph, whose pairs without gaps are left out. Encodings are not
+    truncated: only the pairs that fit ``encoder.max_length`` are kept (the Scorer windows the
+    others)."""
     if not gap_aware:
-        return encoder.encode(references, hypotheses)
-    from sitar.cgd import segment
+        encoded = encoder.encode(references, hypotheses)
+    else:
+        from sitar.cgd import segment
 
-    items = []
-    for r, h in zip(references, hypotheses, strict=True):
-        gaps = segment(r, h).gaps
-        if gaps:
-            items.append((r, h, [(g.ref_span, g.hyp_span) for g in gaps]))
-    return [e for e in encoder.encode_marked(items) if len(e) <= encoder.max_length]
+        items = []
+        for r, h in zip(references, hypotheses, strict=True):
+            gaps = segment(r, h).gaps
+            if gaps:
+                items.append((r, h, [(g.ref_span, g.hyp_span) for g in gaps]))
+        encoded = encoder.encode_marked(items)
+    return [e for e in encoded if len(e) <= encoder.max_length]
 
 
 def parity_report(

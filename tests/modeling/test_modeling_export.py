@@ -199,3 +199,17 @@ def test_int8_only_export_and_existing_folder(deberta_dir, tmp_path):
     assert any(n.op_type == "MatMulInteger" for n in graph.node)
     with pytest.raises(InputError, match="already exists"):
         export_checkpoint(model, load_tokenizer(deberta_dir), tmp_path / "c", **kwargs)
+
+
+def test_encode_pairs_keeps_only_the_pairs_that_fit(bert_dir):
+    """Parity and calibration pairs are never truncated: a pair longer than ``max_length`` is
+    left out (plain encodings are built untruncated), the others are kept in order."""
+    from sitar.modeling.parity import encode_pairs
+
+    encoder = PairEncoder(load_tokenizer(bert_dir), max_length=32)
+    refs = ["the meeting is at three", " ".join(["meeting"] * 60), "send it today"]
+    hyps = ["the meeting is at four", " ".join(["three"] * 60), "send it tomorrow"]
+    kept = encode_pairs(encoder, refs, hyps, gap_aware=False)
+    assert len(kept) == 2
+    assert all(len(e) <= 32 for e in kept)
+    assert [len(e) for e in kept] == [len(e) for e in encoder.encode(refs[::2], hyps[::2])]
