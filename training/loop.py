@@ -12,7 +12,9 @@ Crash safety: at every evaluation the complete state (model, optimiser, schedule
 every process via ``Accelerator.save_state``, plus the step, the data position ``(epoch, batch)``,
 early-stopping counters and the metric history in ``trainer_state.json``) is written to a temporary
 folder and renamed to ``checkpoints/last``. ``train(config, resume=True)`` continues from there and
-reproduces an uninterrupted run. Multi-GPU works unchanged with ``accelerate launch -m training``.
+reproduces an uninterrupted run. A save that fails (a full disk) removes the partial folder, keeps
+the previous ``checkpoints/last`` and raises :class:`~sitar.errors.OutputError` naming the step,
+the error and the free space. Multi-GPU works unchanged with ``accelerate launch -m training``.
 
 Run layout: ``<output_dir>/config.yaml``, ``tokenizer.json``, ``data.json`` (data signature,
 skipped pairs), ``metrics.jsonl``, ``checkpoints/last/``, ``best/torch/``, ``summary.json``.
@@ -39,7 +41,7 @@ import numpy as np
 import torch
 
 from sitar._version import __version__
-from sitar.errors import InputError
+from sitar.errors import InputError, OutputError
 from sitar.integrity import sha256_file
 from sitar.modeling import (
     HeadConfig,
@@ -471,9 +473,25 @@ def train(
         if main and tmp.exists():
             shutil.rmtree(tmp)
         accelerator.wait_for_everyone()
-        accelerator.save_state(str(tmp))
+        try:
+            accelerator.save_state(str(tmp))
+            if main:
+                write_json(tmp / STATE_FILE, state.to_dict())
+        except (OSError, RuntimeError) as e:  # torch.save reports a full disk as RuntimeError
+            if main:  # the partial state is useless and may hold most of the disk
+                shutil.rmtree(tmp, ignore_errors=True)
+            free = shutil.disk_usage(run_dir).free / 2**20
+            kept = (
+                f"the resume state in {last_dir} is kept; free space and continue with --resume"
+                if last_dir.exists()
+                else "no earlier resume state exists"
+            )
+            raise OutputError(
+                f"could not save the resume state of step {state.step} to {tmp} "
+                f"({type(e).__name__}: {' '.join(str(e).split())}); {free:.0f} MiB free on "
+                f"that disk; {kept}"
+            ) from e
         if main:
-            write_json(tmp / STATE_FILE, state.to_dict())
             if last_dir.exists():
                 shutil.rmtree(last_dir)
             os.replace(tmp, last_dir)

@@ -221,3 +221,36 @@ def test_two_processes_with_torchrun(make_config, tmp_path):
     assert summary["num_processes"] == 2 and summary["steps"] == 4
     last = run / "checkpoints" / "last"
     assert (last / "random_states_0.pkl").is_file() and (last / "random_states_1.pkl").is_file()
+
+
+def test_a_failed_state_save_keeps_the_last_state_and_says_why(make_config, monkeypatch):
+    """A full disk during ``save_state`` (torch reports it as a RuntimeError) is a one-line
+    OutputError; the partial folder is removed, the previous resume state is kept, and the run
+    continues from it with --resume once the disk has room."""
+    from pathlib import Path
+
+    from accelerate import Accelerator
+
+    from sitar.errors import OutputError
+
+    original = Accelerator.save_state
+    calls = []
+
+    def full_disk_on_second_save(self, output_dir=None, **kwargs):
+        calls.append(output_dir)
+        if len(calls) == 2:
+            Path(output_dir).mkdir(parents=True, exist_ok=True)
+            (Path(output_dir) / "optimizer.bin").write_bytes(b"partial")
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 5 vs 3")
+        return original(self, output_dir, **kwargs)
+
+    monkeypatch.setattr(Accelerator, "save_state", full_disk_on_second_save)
+    config = make_config("full-disk")
+    with pytest.raises(OutputError, match=r"resume state of step 4 .*unexpected pos.*MiB free"):
+        train(config)
+    run_dir = Path(config.output_dir)
+    assert _last_state(run_dir)["step"] == 2
+    assert not (run_dir / "checkpoints" / ".last.tmp").exists()
+    monkeypatch.setattr(Accelerator, "save_state", original)
+    resumed = train(make_config("full-disk"), resume=True)
+    assert resumed.steps == 6 and _last_state(run_dir)["step"] == 6
