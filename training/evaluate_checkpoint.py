@@ -356,25 +356,31 @@ def records_report(
     return report
 
 
+def same_gaps(record: Any, analysis: Any) -> bool:
+    """Whether the scorer's segmentation of a labelled record has exactly the record's gaps
+    (the scorer segments with its own analyzer), so its predictions can be compared with the
+    labels gap by gap."""
+    segments = analysis.segmentation.gaps if analysis.segmentation is not None else ()
+    return len(segments) == len(record.gaps) and all(
+        list(g.ref_span) == list(d["ref_span"]) and list(g.hyp_span) == list(d["hyp_span"])
+        for g, d in zip(segments, record.gaps, strict=True)
+    )
+
+
 def gap_report(records: Sequence[Any], analyses: Sequence[Any]) -> dict[str, Any]:
     """Per-gap accuracy of a gap head against the records' labels: tier accuracy, position
     (tier and direction) accuracy and the 3x3 tier confusion matrix (rows: label, columns:
-    prediction). Only gaps whose spans match the record's segmentation are compared (the scorer
-    segments with its own analyzer); the rest are counted as ``n_unmatched``."""
+    prediction). Only gaps whose spans match the record's segmentation are compared
+    (:func:`same_gaps`); the rest are counted as ``n_unmatched``."""
     confusion = np.zeros((3, 3), dtype=np.int64)
     exact = total = unmatched = 0
     for record, a in zip(records, analyses, strict=True):
         if not record.gaps:
             continue
-        predicted = a.gaps or ()
-        segments = a.segmentation.gaps if a.segmentation is not None else ()
-        same = len(segments) == len(record.gaps) and all(
-            list(g.ref_span) == list(d["ref_span"]) and list(g.hyp_span) == list(d["hyp_span"])
-            for g, d in zip(segments, record.gaps, strict=True)
-        )
-        if not same:
+        if not same_gaps(record, a):
             unmatched += len(record.gaps)
             continue
+        predicted = a.gaps or ()
         for p, t, d in zip(predicted, record.tiers, record.directions, strict=True):
             confusion[t, p.tier] += 1
             exact += p.step == 3 * t + d

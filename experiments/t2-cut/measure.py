@@ -41,6 +41,7 @@ def _tiers(expected: np.ndarray, cut: float) -> np.ndarray:
 def validation_gaps(scorer, path: Path) -> tuple[np.ndarray, np.ndarray]:
     """Expected steps and labelled tiers of the matched gaps of ``path``'s validation records."""
     from sitar.records import read_records
+    from training.evaluate_checkpoint import same_gaps
 
     records = [r for r in read_records(path) if r.split == "validation"]
     analyses = scorer.analyze(
@@ -48,13 +49,7 @@ def validation_gaps(scorer, path: Path) -> tuple[np.ndarray, np.ndarray]:
     )
     expected, tiers = [], []
     for record, a in zip(records, analyses, strict=True):
-        if not record.gaps or a.segmentation is None:
-            continue
-        segments = a.segmentation.gaps
-        if len(segments) != len(record.gaps) or not all(
-            list(g.ref_span) == list(d["ref_span"]) and list(g.hyp_span) == list(d["hyp_span"])
-            for g, d in zip(segments, record.gaps, strict=True)
-        ):
+        if not record.gaps or not same_gaps(record, a):
             continue
         for p, t in zip(a.gaps, record.tiers, strict=True):
             expected.append(p.expected)
