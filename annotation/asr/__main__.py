@@ -233,6 +233,26 @@ def _cmd_severity_items(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_severity_val_items(args: argparse.Namespace) -> int:
+    from annotation.asr.severity import validation_items
+
+    s = validation_items(
+        args.records,
+        args.dest,
+        target=args.target,
+        seed=args.seed,
+        per_reference=args.per_reference,
+    )
+    _log(
+        f"{s['items']} items over {s['references_with_items']} references "
+        f"(of {s['candidates']} validation records): {s['items_per_system']}"
+    )
+    _log(f"sheets: {s['sheets']}")
+    if args.summary:
+        args.summary.write_text(json.dumps(s, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def _export_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--split-seed",
@@ -372,6 +392,19 @@ def build_parser() -> argparse.ArgumentParser:
     si.add_argument("--per-reference", type=int, default=3, help="most items per reference")
     si.add_argument("--summary", type=Path, help="also write the summary as JSON here")
     si.set_defaults(func=_cmd_severity_items)
+    sv = sub.add_parser(
+        "severity-val-items",
+        help="transcript-level validation items and blind sheets from labelled record files",
+    )
+    sv.add_argument(
+        "records", type=Path, nargs="+", help="sitar.record/1 files (their validation split)"
+    )
+    sv.add_argument("--dest", type=Path, required=True, help="e.g. annotation/asr/severity-val")
+    sv.add_argument("--target", type=int, default=480, help="items to select")
+    sv.add_argument("--seed", type=int, default=41, help="selection and sheet-order seed")
+    sv.add_argument("--per-reference", type=int, default=2, help="most items per reference")
+    sv.add_argument("--summary", type=Path, help="also write the summary as JSON here")
+    sv.set_defaults(func=_cmd_severity_val_items)
     v = sub.add_parser("verify", help="re-decode a few finished utterances; same output?")
     v.add_argument("out", type=Path)
     v.add_argument("--n", type=int, default=3, help="utterances per system")

@@ -25,6 +25,12 @@ two blind readers. This module builds its data; it never labels or scores anythi
 ``python -m annotation.asr severity-check FILE`` runs the check; ``python -m annotation.asr
 severity-items OUT --references FILE --dest DIR`` writes ``DIR/data/items.jsonl`` and the sheets
 from a ``build OUT --references FILE``.
+
+:func:`validation_items` (``python -m annotation.asr severity-val-items RECORDS... --dest DIR``)
+applies the same selection and sheets to the *validation* split of hand-labelled recognizer
+record files (``sitar.record/1``, from ``python -m annotation.asr labels``): a transcript-level
+validation set read like the benchmark, on references that no training split holds, for choices
+that must not be made on the benchmark (``data_cards/sitar-severity-val-v1.md``).
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ __all__ = [
     "known_texts",
     "normalise",
     "select_items",
+    "validation_items",
     "write_sheets",
 ]
 
@@ -319,5 +326,75 @@ def build_items(
         "decodes": len(rows),
         "differing_per_system": dict(sorted(differing.items())),
         "systems": system_wer(pairs),
+        "sheets": sheets,
+    }
+
+
+def validation_items(
+    record_files: Sequence[str | Path],
+    dest: str | Path,
+    *,
+    target: int,
+    seed: int,
+    per_reference: int = 2,
+    split: str = "validation",
+) -> dict[str, Any]:
+    """Items and blind sheets from the ``split`` records of hand-labelled recognizer record files
+    (``provenance.system`` and ``provenance.reference_id`` name the decode): ``dest/data/items.jsonl``
+    (schema :data:`ITEM_SCHEMA`; ``provenance`` names the record and its file) and
+    ``dest/sheets/reader-sheet-*.csv``, by :func:`select_items` and :func:`write_sheets`. The
+    per-gap labels are not copied: the readers label whole transcripts afresh. Returns a summary."""
+    import hashlib as _hashlib
+
+    dest = Path(dest)
+    rows: list[dict[str, Any]] = []
+    files: dict[str, str] = {}
+    for path in map(Path, record_files):
+        if not path.is_file():
+            raise InputError(f"{path}: no such record file")
+        files[path.name] = _hashlib.sha256(path.read_bytes()).hexdigest()
+        for k, rec in enumerate(_read_jsonl(path), 1):
+            if not isinstance(rec, Mapping) or not isinstance(rec.get("provenance"), Mapping):
+                raise InputError(f"{path}:{k}: not a sitar.record/1 row with a provenance")
+            if rec.get("split") != split:
+                continue
+            prov = rec["provenance"]
+            if not prov.get("system") or not prov.get("reference_id"):
+                raise InputError(f"{path}:{k}: provenance lacks system or reference_id")
+            rows.append({
+                "system": str(prov["system"]), "reference_id": str(prov["reference_id"]),
+                "reference": rec["reference"], "hypothesis": rec["hypothesis"],
+                "record_id": rec.get("id"), "file": path.name,
+            })  # fmt: skip
+    if not rows:
+        raise InputError(f"no {split!r} records in {[str(p) for p in record_files]}")
+    items = select_items(rows, target=target, seed=seed, per_reference=per_reference)
+    (dest / "data").mkdir(parents=True, exist_ok=True)
+    with (dest / "data" / "items.jsonl").open("w", encoding="utf-8") as f:
+        for it in items:
+            row = {
+                "schema": ITEM_SCHEMA,
+                "item_id": it["item_id"],
+                "reference_id": it["reference_id"],
+                "system": it["system"],
+                "reference": it["reference"],
+                "hypothesis": it["hypothesis"],
+                "provenance": {
+                    "split": split, "record_id": it["record_id"], "file": it["file"],
+                    "file_sha256": files[it["file"]], "selection_seed": seed,
+                    "per_reference": per_reference,
+                },
+            }  # fmt: skip
+            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    sheets = write_sheets(items, dest / "sheets", seed=seed)
+    per_system: dict[str, int] = {}
+    for it in items:
+        per_system[it["system"]] = per_system.get(it["system"], 0) + 1
+    return {
+        "items": len(items),
+        "items_per_system": dict(sorted(per_system.items())),
+        "references_with_items": len({it["reference_id"] for it in items}),
+        "candidates": len(rows),
+        "files": files,
         "sheets": sheets,
     }

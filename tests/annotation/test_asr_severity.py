@@ -17,6 +17,7 @@ from annotation.asr.severity import (
     differs,
     known_texts,
     select_items,
+    validation_items,
     write_sheets,
 )
 from sitar.errors import InputError
@@ -287,3 +288,46 @@ def test_build_items_from_a_build_folder(tmp_path: Path) -> None:
     assert (tmp_path / "bench/sheets/reader-sheet-B2.csv").is_file()
     with pytest.raises(InputError, match="manifest.json"):
         build_items(tmp_path / "nothing", tmp_path / "bench")
+
+
+def _record(k: int, split: str, system: str, ref: str, hyp: str) -> dict[str, object]:
+    return {"schema": "sitar.record/1", "id": f"r{k}", "split": split, "reference": ref,
+            "hypothesis": hyp, "tiers": [1], "directions": [0],
+            "provenance": {"system": system, "reference_id": f"ref-{k % 7}"}}  # fmt: skip
+
+
+def test_validation_items_take_only_the_split_and_copy_no_label(tmp_path: Path) -> None:
+    rows = [
+        _record(k, "validation" if k % 3 else "train", f"sys-{k % 2}", f"send {k % 7} boxes",
+                f"send {k % 7} foxes" if k % 5 else f"send {k % 7} boxes")  # identical: skipped
+        for k in range(60)
+    ]  # fmt: skip
+    _write_jsonl(tmp_path / "a.jsonl", rows[:30])
+    _write_jsonl(tmp_path / "b.jsonl", rows[30:])
+    s = validation_items([tmp_path / "a.jsonl", tmp_path / "b.jsonl"], tmp_path / "val",
+                         target=100, seed=5, per_reference=2)  # fmt: skip
+    items = [json.loads(x) for x in (tmp_path / "val/data/items.jsonl").read_text().splitlines()]
+    assert s["candidates"] == 40 and len(items) == s["items"]
+    by_id = {r["id"]: r for r in rows}
+    for it in items:
+        rec = by_id[it["provenance"]["record_id"]]
+        assert rec["split"] == "validation" and rec["hypothesis"] != rec["reference"]
+        assert "tiers" not in it and it["provenance"]["file"] in ("a.jsonl", "b.jsonl")
+    per_ref: dict[str, int] = {}
+    for it in items:
+        per_ref[it["reference_id"]] = per_ref.get(it["reference_id"], 0) + 1
+    assert max(per_ref.values()) <= 2
+    assert len({(it["reference_id"], it["hypothesis"]) for it in items}) == len(items)
+    sheet = (tmp_path / "val/sheets/reader-sheet-A.csv").read_text(encoding="utf-8")
+    assert "sys-" not in sheet and sheet.count("\n") == len(items) + 1
+
+
+def test_validation_items_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such record file"):
+        validation_items([tmp_path / "missing.jsonl"], tmp_path / "val", target=5, seed=1)
+    _write_jsonl(tmp_path / "t.jsonl", [_record(1, "train", "s", "a b", "a c")])
+    with pytest.raises(InputError, match="no 'validation' records"):
+        validation_items([tmp_path / "t.jsonl"], tmp_path / "val", target=5, seed=1)
+    _write_jsonl(tmp_path / "bad.jsonl", [{"split": "validation"}])
+    with pytest.raises(InputError, match="provenance"):
+        validation_items([tmp_path / "bad.jsonl"], tmp_path / "val", target=5, seed=1)
