@@ -148,6 +148,13 @@ def check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> No
                     where,
                     f"'scoring.decode' must be one of {DECODE_RULES}, got {scoring['decode']!r}",
                 )
+        if "t2_cut" in scoring:
+            from sitar.gapscore import check_t2_cut
+
+            try:
+                check_t2_cut(scoring["t2_cut"])
+            except InputError as e:
+                raise bad(where, f"'scoring.t2_cut': {e}") from e
         if "normal_form" in scoring:
             from sitar.normalize import check_normal_form_version
 

@@ -17,6 +17,14 @@ severity position ``p = t + δ/3``. The rules here turn them into a score [C]:
   ``tier`` decoding (opt-in, ``dec:tier``) keeps the mean's tier and drops its direction (every
   gap at ``δ = 0``), for a head whose directions order pairs worse than none: chosen and measured
   in ``experiments/decode-tier/``;
+* **T1/T2 cut** (a checkpoint's ``scoring.t2_cut``, default 4.5 = no change; ``cut:`` in the
+  signature otherwise; :func:`calibrate_steps`): before the ``mean`` and ``tier`` decodings round
+  it, the expected step is mapped by the increasing piecewise-linear ``g`` with ``g(e) = e`` up
+  to 1.5, ``g(c) = 4.5`` and ``g(6) = 6``, linear in between, so a gap is T2 exactly when
+  ``e >= c`` and the T0/T1 cut (1.5) does not move. It is the operating point of the T1/T2
+  decision, chosen on transcript-level validation labels (``experiments/severity-val-cut/``).
+  The ``median`` decoding counts logits and has no expected-step cut: a scorer refuses it for a
+  checkpoint with a cut other than 4.5;
 * **exact aggregation**: ``S_lo = score_from_tiers(t, δ)`` (spec §5), so one more gap at the highest
   tier always scores higher and many T0 never add up to a T1, by construction;
 * **tie-breaker inside the interval**: ``S_hi`` is the spec §5 score of the same gaps plus one more
@@ -66,11 +74,15 @@ from sitar.targets import DEFAULT_RHO, score_from_tiers
 __all__ = [
     "DECODE_RULES",
     "DEFAULT_DECODE",
+    "DEFAULT_T2_CUT",
+    "T2_CUT_RANGE",
     "TIE_BREAK_MAX",
     "TIE_BREAK_VERSION",
     "TIE_BREAK_VERSIONS",
     "GapPrediction",
     "aggregate",
+    "calibrate_steps",
+    "check_t2_cut",
     "decoded_steps",
     "expected_steps",
     "gap_extent",
@@ -93,7 +105,13 @@ TIE_BREAK_VERSIONS = (2, 3)
 #: written into signatures, any other rule is (``dec:``).
 DECODE_RULES = ("mean", "median", "tier")
 DEFAULT_DECODE = "mean"
+#: The expected step at which the mean/tier decodings read T2 when no cut is given: where the
+#: rounding reaches step 5.
+DEFAULT_T2_CUT = 4.5
+#: The cuts a checkpoint may name (closed range): above the T0/T1 cut and below the top step.
+T2_CUT_RANGE = (3.0, 5.75)
 _ROUND_MARGIN = 1e-9
+_T1_CUT = 1.5
 
 
 def expected_steps(gap_logits: np.ndarray) -> np.ndarray:
@@ -105,16 +123,49 @@ def expected_steps(gap_logits: np.ndarray) -> np.ndarray:
     return (0.5 * (1.0 + np.tanh(0.5 * x))).sum(axis=-1)
 
 
-def decoded_steps(gap_logits: np.ndarray, rule: str = DEFAULT_DECODE) -> np.ndarray:
+def check_t2_cut(value: object) -> float:
+    """``value`` as a T1/T2 cut: a finite number in :data:`T2_CUT_RANGE`, else :class:`InputError`."""
+    lo, hi = T2_CUT_RANGE
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
+        raise InputError(f"the T1/T2 cut must be a number in [{lo}, {hi}], got {value!r}")
+    return float(value)
+
+
+def calibrate_steps(expected: np.ndarray, t2_cut: float = DEFAULT_T2_CUT) -> np.ndarray:
+    """The expected steps mapped so that ``t2_cut`` lands on 4.5 (the module docstring's ``g``):
+    identity up to 1.5, linear from 1.5 to ``t2_cut`` onto 1.5-4.5 and from ``t2_cut`` to 6 onto
+    4.5-6; the identity when ``t2_cut`` is 4.5. Increasing, so no two gaps swap order."""
+    e = np.asarray(expected, dtype=np.float64)
+    c = check_t2_cut(t2_cut)
+    if c == DEFAULT_T2_CUT:
+        return e
+    return np.interp(e, [0.0, _T1_CUT, c, 6.0], [0.0, _T1_CUT, DEFAULT_T2_CUT, 6.0])
+
+
+def decoded_steps(
+    gap_logits: np.ndarray, rule: str = DEFAULT_DECODE, t2_cut: float = DEFAULT_T2_CUT
+) -> np.ndarray:
     """The values :func:`predict_gaps` rounds, (..., K) -> (...): ``mean``, the expected step
     (:func:`expected_steps`); ``median``, the expected step clipped into ``[m − ½, m + ½)`` (cut
     to ``[0, K]``) with ``m`` the number of logits above 0, so that it rounds to ``m`` and still
     tells the tie-breaker where the gap sits inside its step; ``tier``, the expected step clipped
     the same way into the range of ``m = 3t``, the middle step of the tier ``t`` that the mean
-    rounds to, so every gap gets direction 0 (spec §5 from tiers alone, with the tie-breaker)."""
+    rounds to, so every gap gets direction 0 (spec §5 from tiers alone, with the tie-breaker).
+    ``t2_cut`` (:func:`calibrate_steps`) maps the expected step first, for ``mean`` and ``tier``;
+    ``median`` takes none."""
     if rule not in DECODE_RULES:
         raise InputError(f"decode must be one of {DECODE_RULES}, got {rule!r}")
-    e = expected_steps(gap_logits)
+    if rule == "median" and check_t2_cut(t2_cut) != DEFAULT_T2_CUT:
+        raise InputError(
+            f"the median decoding counts logits and has no T1/T2 cut; got t2_cut={t2_cut!r} "
+            "(use the mean or tier decoding)"
+        )
+    e = calibrate_steps(expected_steps(gap_logits), t2_cut)
     if rule == "mean":
         return e
     x = np.asarray(gap_logits, dtype=np.float64)

@@ -183,6 +183,19 @@ def default_decode(config: Any) -> str:
     return value if isinstance(value, str) and value in DECODE_RULES else DEFAULT_DECODE
 
 
+def checkpoint_t2_cut(config: Any) -> float:
+    """The gap head's T1/T2 cut a checkpoint was calibrated with: its ``scoring.t2_cut``
+    (recorded after a validation choice, ``experiments/severity-val-cut/``), else 4.5
+    (:data:`sitar.gapscore.DEFAULT_T2_CUT`, the plain rounding). Checked on load."""
+    from sitar.gapscore import DEFAULT_T2_CUT, check_t2_cut
+
+    extra = getattr(config, "extra", None) or {}
+    scoring = extra.get("scoring") if isinstance(extra, dict) else None
+    if not isinstance(scoring, dict) or "t2_cut" not in scoring:
+        return DEFAULT_T2_CUT
+    return check_t2_cut(scoring["t2_cut"])
+
+
 def add_scorer_arguments(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     *,

@@ -161,6 +161,9 @@ class Scorer:
         self.head = self._resolve_head(head)
         self.tie_breaker = self._resolve_tie_breaker(tie_breaker)
         self.decode = self._resolve_decode(decode)
+        #: The gap head's T1/T2 cut on the expected step (:func:`sitar.gapscore.calibrate_steps`):
+        #: the checkpoint's ``scoring.t2_cut``, else 4.5 (``cut:`` in the signature otherwise).
+        self.t2_cut = self._resolve_t2_cut()
         #: ``sitar`` or ``none`` (:data:`sitar.options.NORMALIZATIONS`); None means the form the
         #: checkpoint was trained on (:func:`default_normalization`).
         self.normalize = normalize if normalize is not None else default_normalization(config)
@@ -183,6 +186,18 @@ class Scorer:
         if self.head != "gaps":
             raise InputError("decode applies to the gap head (head='gaps') only")
         return rule
+
+    def _resolve_t2_cut(self) -> float:
+        from sitar.gapscore import DEFAULT_T2_CUT
+        from sitar.options import checkpoint_t2_cut
+
+        cut = checkpoint_t2_cut(self.config) if self.head == "gaps" else DEFAULT_T2_CUT
+        if cut != DEFAULT_T2_CUT and self.decode == "median":
+            raise InputError(
+                f"this checkpoint reads T2 from an expected step of {cut:g} (scoring.t2_cut); the "
+                "median decoding counts logits and has no such cut: use decode 'mean' or 'tier'"
+            )
+        return cut
 
     def _resolve_tie_breaker(self, version: int | None) -> int:
         from sitar.gapscore import TIE_BREAK_VERSION
@@ -363,6 +378,10 @@ class Scorer:
 
                 if self.decode != DEFAULT_DECODE:
                     extra["dec"] = self.decode
+                from sitar.gapscore import DEFAULT_T2_CUT
+
+                if self.t2_cut != DEFAULT_T2_CUT:
+                    extra["cut"] = f"{self.t2_cut:g}"
             extra["win"] = _windows.WINDOWING_VERSION
             if self.normalize == "sitar":
                 from sitar.normalize import normalizer_id
@@ -616,7 +635,7 @@ class Scorer:
                     f"the {self.backend} predictor returned no per-gap logits for a gap-marked "
                     "input; the checkpoint's graph has no gap head"
                 )
-            e = decoded_steps(out.gap_logits, self.decode)  # (G_window,)
+            e = decoded_steps(out.gap_logits, self.decode, self.t2_cut)  # (G_window,)
             for k, gap_id in enumerate(window.gap_ids):
                 # Pieces of one oversized gap are one gap: its highest piece counts.
                 if not seen[i][gap_id] or e[k] > expected[i][gap_id]:

@@ -16,6 +16,7 @@ from sitar.gapscore import (
     TIE_BREAK_MAX,
     GapPrediction,
     aggregate,
+    calibrate_steps,
     decoded_steps,
     expected_steps,
     gap_extent,
@@ -213,3 +214,26 @@ def test_tie_breaker_v3_orders_ties_by_severity_and_extent_and_stays_in_the_inte
     for bad in (-0.1, 1.5, math.nan):
         with pytest.raises(InputError, match="extent"):
             severity_extent_fraction(one_t2, extent=bad)
+
+
+def test_a_t2_cut_moves_only_the_t1_t2_boundary():
+    """``calibrate_steps``: identity at the default cut 4.5; with cut ``c`` a gap is T2 exactly
+    when its expected step is at least ``c``, the T0/T1 cut stays at 1.5, and no two gaps swap."""
+    e = np.linspace(0.0, 6.0, 601)
+    assert np.array_equal(calibrate_steps(e), e)
+    for c in (3.0, 4.0, 4.75, 5.25, 5.75):
+        g = calibrate_steps(e, c)
+        assert np.all(np.diff(g) > 0) and g[0] == 0.0 and g[-1] == 6.0
+        tiers = np.array([p.tier for p in predict_gaps(g)])
+        assert np.array_equal(tiers == 2, e >= c - 1e-12)
+        assert np.array_equal(tiers == 0, e < 1.5)
+    logits = np.array([[9.0, 9.0, 9.0, 9.0, 1.0, -9.0]])  # expected step about 4.73
+    assert [p.tier for p in predict_gaps(decoded_steps(logits, "tier"))] == [2]
+    assert [p.tier for p in predict_gaps(decoded_steps(logits, "tier", 4.75))] == [1]
+    assert [p.tier for p in predict_gaps(decoded_steps(logits, "mean", 4.75))] == [1]
+    assert decoded_steps(logits, "median", 4.5).shape == (1,)  # the default cut is no cut
+    with pytest.raises(InputError, match="median"):
+        decoded_steps(logits, "median", 4.75)
+    for bad in (2.9, 5.8, math.nan, "4.75", True, None):
+        with pytest.raises(InputError, match="T1/T2 cut"):
+            calibrate_steps(e, bad)

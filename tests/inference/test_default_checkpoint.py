@@ -277,3 +277,50 @@ def test_gap_logits_of_given_gaps_match_the_scoring_pass(default_scorer):
         assert expected == pytest.approx([g.expected for g in analysis.gaps], abs=1e-9)
     with pytest.raises(InputError, match="batch_size"):
         default_scorer.gap_logits(items[:1], batch_size=0)
+
+
+def test_a_checkpoint_can_name_its_t2_cut(tmp_path, default_scorer):
+    """``scoring.t2_cut`` moves the expected step at which a gap reads T2 (``cut:`` in the
+    signature), never reorders gaps, is validated when signed or loaded, and refuses the median
+    decoding, which has no such cut."""
+    import shutil
+
+    from sitar.checkpoint import CONFIG_FILE, resolve_checkpoint, write_integrity
+
+    src = resolve_checkpoint(None)
+    dst = tmp_path / "ckpt"
+    shutil.copytree(src, dst)
+    path = dst / CONFIG_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    middle = [  # gaps whose expected steps lie between the cuts tried (3.0-5.75)
+        ("turn left at the roundabout", "turn right at the roundabout"),
+        ("call me after lunch", "call me after the lunch break"),
+        ("The lab results were collected on Monday.", "the lab results were connected on monday"),
+    ]
+    refs = [r for r, _, _ in CONTRASTS] + [r for r, _ in middle]
+    hyps = [h for _, h, _ in CONTRASTS] + [h for _, h in middle]
+    base = [g for a in default_scorer.analyze(references=refs, hypotheses=hyps) for g in a.gaps]
+    assert "cut" not in parse_signature(default_scorer.signature)
+    assert any(3.0 <= g.expected < 4.5 for g in base) and any(
+        4.5 <= g.expected < 5.75 for g in base
+    )
+    for cut in (3.0, 5.75):
+        data.setdefault("scoring", {})["t2_cut"] = cut
+        path.write_text(json.dumps(data), encoding="utf-8")
+        write_integrity(dst)
+        own = Scorer.load(dst)
+        assert own.t2_cut == cut and parse_signature(own.signature)["cut"] == f"{cut:g}"
+        got = [g for a in own.analyze(references=refs, hypotheses=hyps) for g in a.gaps]
+        assert len(got) == len(base)
+        for before, after in zip(base, got, strict=True):  # the default reads the raw step
+            assert (after.tier == 2) == (before.expected >= cut)
+            assert (after.tier == 0) == (before.expected < 1.5)
+        with pytest.raises(InputError, match="median"):
+            Scorer.load(dst, decode="median")
+    orders = [sorted(range(len(base)), key=lambda k: base[k].expected)]
+    orders.append(sorted(range(len(got)), key=lambda k: got[k].expected))
+    assert orders[0] == orders[1]
+    data["scoring"]["t2_cut"] = 6.5
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="scoring.t2_cut"):
+        write_integrity(dst)
