@@ -40,7 +40,7 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,6 +254,34 @@ def write_sheets(
     return counts
 
 
+def _write_items(
+    items: Sequence[Mapping[str, Any]],
+    dest: Path,
+    seed: int,
+    extra: Callable[[Mapping[str, Any]], dict[str, Any]],
+) -> dict[str, Any]:
+    """``dest/data/items.jsonl`` (schema :data:`ITEM_SCHEMA`: id, reference id, system, reference,
+    hypothesis, plus ``extra(item)``) and the sheets; returns the counts both builders report."""
+    (dest / "data").mkdir(parents=True, exist_ok=True)
+    with (dest / "data" / "items.jsonl").open("w", encoding="utf-8") as f:
+        for it in items:
+            row = {
+                "schema": ITEM_SCHEMA, "item_id": it["item_id"],
+                "reference_id": it["reference_id"], "system": it["system"],
+                "reference": it["reference"], "hypothesis": it["hypothesis"], **extra(it),
+            }  # fmt: skip
+            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    per_system: dict[str, int] = {}
+    for it in items:
+        per_system[it["system"]] = per_system.get(it["system"], 0) + 1
+    return {
+        "items": len(items),
+        "items_per_system": dict(sorted(per_system.items())),
+        "references_with_items": len({it["reference_id"] for it in items}),
+        "sheets": write_sheets(items, dest / "sheets", seed=seed),
+    }
+
+
 def build_items(
     out: str | Path,
     dest: str | Path,
@@ -296,37 +324,19 @@ def build_items(
         "references_sha256": {k: v for k, v in manifest["pool_files_sha256"].items()
                               if k.startswith("references:")},
     }  # fmt: skip
-    (dest / "data").mkdir(parents=True, exist_ok=True)
-    with (dest / "data" / "items.jsonl").open("w", encoding="utf-8") as f:
-        for it in items:
-            row = {
-                "schema": ITEM_SCHEMA,
-                "item_id": it["item_id"],
-                "reference_id": it["reference_id"],
-                "system": it["system"],
-                "domain": it["domain"],
-                "reference": it["reference"],
-                "reference_written": it["reference_written"],
-                "hypothesis": it["hypothesis"],
-                "provenance": {**build, "system_settings": settings[it["system"]]},
-            }
-            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    sheets = write_sheets(items, dest / "sheets", seed=seed)
-    per_system: dict[str, int] = {}
-    for it in items:
-        per_system[it["system"]] = per_system.get(it["system"], 0) + 1
+    written = _write_items(items, dest, seed, lambda it: {
+        "domain": it["domain"], "reference_written": it["reference_written"],
+        "provenance": {**build, "system_settings": settings[it["system"]]},
+    })  # fmt: skip
     differing: dict[str, int] = {}
     for r in rows:
         if differs(r["reference"], r["hypothesis"]):
             differing[r["system"]] = differing.get(r["system"], 0) + 1
     return {
-        "items": len(items),
-        "items_per_system": dict(sorted(per_system.items())),
-        "references_with_items": len({it["reference_id"] for it in items}),
+        **written,
         "decodes": len(rows),
         "differing_per_system": dict(sorted(differing.items())),
         "systems": system_wer(pairs),
-        "sheets": sheets,
     }
 
 
@@ -369,32 +379,11 @@ def validation_items(
     if not rows:
         raise InputError(f"no {split!r} records in {[str(p) for p in record_files]}")
     items = select_items(rows, target=target, seed=seed, per_reference=per_reference)
-    (dest / "data").mkdir(parents=True, exist_ok=True)
-    with (dest / "data" / "items.jsonl").open("w", encoding="utf-8") as f:
-        for it in items:
-            row = {
-                "schema": ITEM_SCHEMA,
-                "item_id": it["item_id"],
-                "reference_id": it["reference_id"],
-                "system": it["system"],
-                "reference": it["reference"],
-                "hypothesis": it["hypothesis"],
-                "provenance": {
-                    "split": split, "record_id": it["record_id"], "file": it["file"],
-                    "file_sha256": files[it["file"]], "selection_seed": seed,
-                    "per_reference": per_reference,
-                },
-            }  # fmt: skip
-            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    sheets = write_sheets(items, dest / "sheets", seed=seed)
-    per_system: dict[str, int] = {}
-    for it in items:
-        per_system[it["system"]] = per_system.get(it["system"], 0) + 1
-    return {
-        "items": len(items),
-        "items_per_system": dict(sorted(per_system.items())),
-        "references_with_items": len({it["reference_id"] for it in items}),
-        "candidates": len(rows),
-        "files": files,
-        "sheets": sheets,
-    }
+    written = _write_items(items, dest, seed, lambda it: {
+        "provenance": {
+            "split": split, "record_id": it["record_id"], "file": it["file"],
+            "file_sha256": files[it["file"]], "selection_seed": seed,
+            "per_reference": per_reference,
+        },
+    })  # fmt: skip
+    return {**written, "candidates": len(rows), "files": files}
