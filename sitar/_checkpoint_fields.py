@@ -133,13 +133,6 @@ def check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> No
             raise bad(where, f"'scoring' must be an object, got {type(scoring).__name__}")
         if "head" in scoring and scoring["head"] not in HEAD_NAMES:
             raise bad(where, f"'scoring.head' must be one of {HEAD_NAMES}, got {scoring['head']!r}")
-        if "swer" in scoring:
-            from sitar.swer import swer_params_from_section
-
-            try:
-                swer_params_from_section(scoring["swer"])
-            except InputError as e:
-                raise bad(where, f"'scoring.swer': {e}") from e
         if "decode" in scoring:
             from sitar.gapscore import DECODE_RULES
 
@@ -148,20 +141,22 @@ def check_sections(data: Mapping[str, Any], n_thresholds: int, where: str) -> No
                     where,
                     f"'scoring.decode' must be one of {DECODE_RULES}, got {scoring['decode']!r}",
                 )
-        if "t2_cut" in scoring:
-            from sitar.gapscore import check_t2_cut
+        from sitar.gapscore import check_t2_cut
+        from sitar.normalize import check_normal_form_version
+        from sitar.swer import swer_params_from_section
 
-            try:
-                check_t2_cut(scoring["t2_cut"])
-            except InputError as e:
-                raise bad(where, f"'scoring.t2_cut': {e}") from e
-        if "normal_form" in scoring:
-            from sitar.normalize import check_normal_form_version
-
-            try:
-                check_normal_form_version(scoring["normal_form"])
-            except InputError as e:
-                raise bad(where, f"'scoring.normal_form': {e}") from e
+        # Each value's own checker (one home per rule), its InputError named by the key.
+        checkers = (
+            ("swer", swer_params_from_section),
+            ("t2_cut", check_t2_cut),
+            ("normal_form", check_normal_form_version),
+        )
+        for key, check in checkers:
+            if key in scoring:
+                try:
+                    check(scoring[key])
+                except InputError as e:
+                    raise bad(where, f"'scoring.{key}': {e}") from e
         if "normalize" in scoring and scoring["normalize"] not in NORMALIZATIONS:
             raise bad(
                 where,

@@ -82,6 +82,7 @@ __all__ = [
     "GapPrediction",
     "aggregate",
     "calibrate_steps",
+    "check_decode_cut",
     "check_t2_cut",
     "decoded_steps",
     "expected_steps",
@@ -136,6 +137,16 @@ def check_t2_cut(value: object) -> float:
     return float(value)
 
 
+def check_decode_cut(rule: str, t2_cut: float) -> None:
+    """Refuse the ``median`` decoding with a T1/T2 cut other than 4.5: it counts logits and has
+    no expected step to cut (:class:`InputError`)."""
+    if rule == "median" and check_t2_cut(t2_cut) != DEFAULT_T2_CUT:
+        raise InputError(
+            f"the median decoding counts logits and has no T1/T2 cut (this one is {t2_cut:g}, "
+            "a checkpoint's scoring.t2_cut): use decode 'mean' or 'tier'"
+        )
+
+
 def calibrate_steps(expected: np.ndarray, t2_cut: float = DEFAULT_T2_CUT) -> np.ndarray:
     """The expected steps mapped so that ``t2_cut`` lands on 4.5 (the module docstring's ``g``):
     identity up to 1.5, linear from 1.5 to ``t2_cut`` onto 1.5-4.5 and from ``t2_cut`` to 6 onto
@@ -160,11 +171,7 @@ def decoded_steps(
     ``median`` takes none."""
     if rule not in DECODE_RULES:
         raise InputError(f"decode must be one of {DECODE_RULES}, got {rule!r}")
-    if rule == "median" and check_t2_cut(t2_cut) != DEFAULT_T2_CUT:
-        raise InputError(
-            f"the median decoding counts logits and has no T1/T2 cut; got t2_cut={t2_cut!r} "
-            "(use the mean or tier decoding)"
-        )
+    check_decode_cut(rule, t2_cut)
     e = calibrate_steps(expected_steps(gap_logits), t2_cut)
     if rule == "mean":
         return e

@@ -188,15 +188,11 @@ class Scorer:
         return rule
 
     def _resolve_t2_cut(self) -> float:
-        from sitar.gapscore import DEFAULT_T2_CUT
+        from sitar.gapscore import DEFAULT_T2_CUT, check_decode_cut
         from sitar.options import checkpoint_t2_cut
 
         cut = checkpoint_t2_cut(self.config) if self.head == "gaps" else DEFAULT_T2_CUT
-        if cut != DEFAULT_T2_CUT and self.decode == "median":
-            raise InputError(
-                f"this checkpoint reads T2 from an expected step of {cut:g} (scoring.t2_cut); the "
-                "median decoding counts logits and has no such cut: use decode 'mean' or 'tier'"
-            )
+        check_decode_cut(self.decode, cut)  # at load, not first at scoring
         return cut
 
     def _resolve_tie_breaker(self, version: int | None) -> int:
