@@ -18,6 +18,10 @@ hand-labelled tiers (what a perfect per-gap model with no tie-breaker would give
 ``labels+extent``, the same score with the share of tokens inside gaps as the tie-breaker
 (``S_lo + x (S_hi - S_lo)``, :func:`sitar.gapscore.gap_extent`; the extent half of tie-breaker
 version 3). They bound what any per-gap model scored by spec §5 can reach on those items.
+A third row, ``swer-labels``, is the ``swer`` of the hand-labelled tiers (:func:`label_swers`)
+under the parameters that agree best with the judge on those same items (:func:`best_label_swer`;
+``swer_labels_params`` names them): an optimistic bound for what ``swer`` can reach there when its
+tiers are the readers' own.
 
 ``--second-judge SET`` (the same items judged by another judge, e.g. with ``python -m
 annotation.asr ab-merge``): how the two judges agree (``annotation.asr.ab.judge_agreement``:
@@ -37,7 +41,12 @@ import numpy as np
 from sitar._main import ArgumentParser, tool_main
 from sitar.options import add_scorer_arguments, options_from_args
 
-__all__ = ["agreement", "evaluate_ab", "main"]
+__all__ = ["SWER_T1_GRID", "agreement", "evaluate_ab", "main"]
+
+#: The T1 weights ``swer``'s parameters are chosen from, with each extent of
+#: :data:`sitar.swer.EXTENTS` (``experiments/swer-params/choose.py`` on the validation A/B set;
+#: :func:`best_label_swer`).
+SWER_T1_GRID: tuple[float, ...] = (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0)
 
 
 def agreement(items: Sequence[dict[str, Any]], values_a: Sequence[float],
@@ -72,6 +81,29 @@ def evaluate_ab(
     return out
 
 
+def _label_table(
+    records: Sequence[Any], value: Callable[[Any], float]
+) -> dict[tuple[str, tuple[str, ...]], float]:
+    """``(reference, normalised hypothesis tokens) -> value(record)`` over labelled records. Two
+    records of the same key with different values raise :class:`~sitar.errors.RecordError` (the
+    key would be ambiguous)."""
+    from sitar.errors import RecordError
+    from sitar.text import tokenize
+
+    out: dict[tuple[str, tuple[str, ...]], float] = {}
+    owner: dict[tuple[str, tuple[str, ...]], str] = {}
+    for rec in records:
+        key = (rec.reference, tuple(t.norm for t in tokenize(rec.hypothesis)))
+        v = value(rec)
+        if key in out and out[key] != v:
+            raise RecordError(
+                f"records {owner[key]!r} and {rec.id!r} label the same transcript of the same "
+                f"reference differently ({out[key]} and {v})"
+            )
+        out[key], owner[key] = v, rec.id
+    return out
+
+
 def label_scores(
     records: Sequence[Any], *, extent: bool = False
 ) -> dict[tuple[str, tuple[str, ...]], float]:
@@ -80,26 +112,65 @@ def label_scores(
     ``S_lo + x (S_hi − S_lo)`` with ``x`` its gap extent as the tie-breaker fraction
     (:func:`sitar.gapscore.score_interval`). Two records of the same key with different scores
     raise :class:`~sitar.errors.RecordError` (the key would be ambiguous)."""
-    from sitar.errors import RecordError
     from sitar.gapscore import TIE_BREAK_MAX, score_interval
-    from sitar.text import tokenize
     from training.data import record_gap_extent
 
-    out: dict[tuple[str, tuple[str, ...]], float] = {}
-    owner: dict[tuple[str, tuple[str, ...]], str] = {}
-    for rec in records:
-        key = (rec.reference, tuple(t.norm for t in tokenize(rec.hypothesis)))
-        value = float(rec.score)
+    def value(rec: Any) -> float:
         if extent and rec.tiers:
             lo, hi = score_interval(rec.tiers, rec.directions, rho=rec.rho)
-            value = lo + min(record_gap_extent(rec), TIE_BREAK_MAX) * (hi - lo)
-        if key in out and out[key] != value:
-            raise RecordError(
-                f"records {owner[key]!r} and {rec.id!r} label the same transcript of the same "
-                f"reference differently ({out[key]} and {value})"
-            )
-        out[key], owner[key] = value, rec.id
-    return out
+            return float(lo + min(record_gap_extent(rec), TIE_BREAK_MAX) * (hi - lo))
+        return float(rec.score)
+
+    return _label_table(records, value)
+
+
+def label_swers(records: Sequence[Any], params: Any) -> dict[tuple[str, tuple[str, ...]], float]:
+    """``(reference, normalised hypothesis tokens) -> swer`` from labelled records: the pair value
+    of :func:`sitar.swer.swer_parts` over the record's gaps (their token intervals ``ref_tokens`` /
+    ``hyp_tokens``) with its hand-labelled nominal tiers and ``params``
+    (:class:`sitar.swer.SwerParams`): the ``swer`` a model that reproduced the labels exactly would
+    report. Clashing records raise as in :func:`label_scores`."""
+    from sitar.errors import InputError
+    from sitar.swer import pair_value, swer_parts
+    from sitar.text import tokenize
+
+    def value(rec: Any) -> float:
+        try:
+            intervals = [(tuple(g["ref_tokens"]), tuple(g["hyp_tokens"])) for g in rec.gaps]
+        except (KeyError, TypeError) as e:
+            raise InputError(
+                f"record {rec.id!r}: every gap needs its token intervals ref_tokens / hyp_tokens"
+            ) from e
+        return pair_value(*swer_parts(
+            [t.norm for t in tokenize(rec.reference)],
+            [t.norm for t in tokenize(rec.hypothesis)],
+            intervals, rec.tiers, params,
+        ))  # fmt: skip
+
+    return _label_table(records, value)
+
+
+def best_label_swer(
+    items: Sequence[dict[str, Any]], records: Sequence[Any]
+) -> tuple[Any, list[float], list[float]]:
+    """The ``swer`` parameters (every T1 weight of :data:`SWER_T1_GRID` with every extent of
+    :data:`sitar.swer.EXTENTS`) under which the labels' ``swer`` (:func:`label_swers`) agrees best
+    with the judge of ``items`` (ties to the smaller T1 weight, then ``words``: the rule of
+    ``experiments/swer-params/choose.py``), with the A and B values of the labelled items
+    (:func:`labelled_items`) under them. Chosen on ``items`` themselves, so it is an optimistic
+    bound for that set, not a choice to report as a result."""
+    from sitar.swer import EXTENTS, SwerParams
+
+    best: tuple[tuple[float, float, bool], Any, list[float], list[float]] | None = None
+    for ext in EXTENTS:
+        for w in SWER_T1_GRID:
+            params = SwerParams(t1_weight=w, extent=ext)
+            kept, va, vb = labelled_items(items, label_swers(records, params))
+            key = (agreement(kept, va, vb)["agreement"], -w, ext == "words")
+            if best is None or key > best[0]:
+                best = (key, params, va, vb)
+    assert best is not None  # the grid is not empty
+    return best[1], best[2], best[3]
 
 
 def labelled_items(
@@ -126,14 +197,19 @@ def labelled_items(
 
 def ceiling_values(
     items: Sequence[dict[str, Any]], records: Sequence[Any]
-) -> tuple[list[dict[str, Any]], dict[str, tuple[list[float], list[float]]]]:
+) -> tuple[list[dict[str, Any]], dict[str, tuple[list[float], list[float]]], Any]:
     """The ceiling rows of the A/B set from hand-labelled records: the items whose two
     transcripts are both labelled (:func:`labelled_items`) and, for ``labels`` (spec §5 of the
-    labelled tiers) and ``labels+extent`` (extent as the tie-breaker, :func:`label_scores`), the
-    values of sides A and B on those items."""
+    labelled tiers), ``labels+extent`` (extent as the tie-breaker, :func:`label_scores`) and
+    ``swer-labels`` (the labels' ``swer`` under the parameters that suit this set best,
+    :func:`best_label_swer`), the values of sides A and B on those items; then those parameters
+    (:class:`sitar.swer.SwerParams`)."""
     kept, label_a, label_b = labelled_items(items, label_scores(records))
     _, ext_a, ext_b = labelled_items(items, label_scores(records, extent=True))
-    return kept, {"labels": (label_a, label_b), "labels+extent": (ext_a, ext_b)}
+    params, swer_a, swer_b = best_label_swer(items, records)
+    rows = {"labels": (label_a, label_b), "labels+extent": (ext_a, ext_b),
+            "swer-labels": (swer_a, swer_b)}  # fmt: skip
+    return kept, rows, params
 
 
 def _print_rows(report: dict[str, dict[str, float]]) -> None:
@@ -189,10 +265,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.data import read_record_file
 
         records = [r for path in args.labels for r in read_record_file(path)]
-        kept, rows = ceiling_values(items, records)
+        kept, rows, swer_params = ceiling_values(items, records)
         ceiling = {
             "labels_files": list(args.labels),
             "items": len(kept),
+            "swer_labels_params": swer_params.version,
             "metrics": {
                 **{name: agreement(kept, va, vb) for name, (va, vb) in rows.items()},
                 **evaluate_ab(kept, metrics),

@@ -200,20 +200,22 @@ def evaluate_ab(ab_items: Sequence[dict[str, Any]], values_a: dict[str, dict[str
 
 def ab_ceiling(ab_items: Sequence[dict[str, Any]], records: Sequence[Any]) -> dict[str, Any]:
     """What the readers' own tiers achieve on the A/B set: agreement with the judge of ``labels``
-    (spec §5 of each transcript's labelled tiers) and ``labels+extent`` (the same with the share
-    of tokens inside gaps as the tie-breaker), from hand-labelled records
+    (spec §5 of each transcript's labelled tiers), ``labels+extent`` (the same with the share
+    of tokens inside gaps as the tie-breaker) and ``swer-labels`` (``swer`` of the labelled tiers
+    under the parameters best on this set, named by ``swer_labels_params``), from hand-labelled records
     (:func:`training.evaluate_ab.ceiling_values`), overall and by |Δerrors| as
     :func:`evaluate_ab`. Only items whose two transcripts are both labelled (or equal their
     reference) count; ``items`` says how many of the set's items that is."""
     from training.evaluate_ab import ceiling_values
 
-    kept, rows = ceiling_values(ab_items, records)
+    kept, rows, swer_params = ceiling_values(ab_items, records)
     out = evaluate_ab(
         kept,
         {name: {"value": va} for name, (va, _) in rows.items()},
         {name: {"value": vb} for name, (_, vb) in rows.items()},
     )
     out["items"] = {"labelled": len(kept), "of": len(ab_items)}
+    out["swer_labels_params"] = swer_params.version
     return out
 
 
@@ -248,9 +250,10 @@ def _print(report: dict[str, Any], ab: dict[str, Any] | None) -> None:
             items = ceiling["items"]
             print(
                 f"A/B ceiling from the hand labels ({items['labelled']} of {items['of']} items "
-                f"with both transcripts labelled; items: {ceiling['n']})"
+                f"with both transcripts labelled; items: {ceiling['n']}; swer-labels: "
+                f"{ceiling['swer_labels_params']}, the best on this set)"
             )
-            for name in ("labels", "labels+extent"):
+            for name in ("labels", "labels+extent", "swer-labels"):
                 row = ceiling[name]
                 print(f"  {name:13s} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
 
@@ -268,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--ab-ceiling", nargs="+", metavar="RECORDS", default=None,
         help="hand-labelled recognizer record files (sitar.record/1): add what the readers' own "
-        "tiers achieve on the A/B set (labels, labels+extent), overall and by |delta errors|",
+        "tiers achieve on the A/B set (labels, labels+extent, swer-labels), overall and by "
+        "|delta errors|",
     )  # fmt: skip
     ap.add_argument("--json", default=None, help="also write the report here (harness schema)")
     args = ap.parse_args(argv)

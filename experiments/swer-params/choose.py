@@ -25,6 +25,7 @@ if str(ROOT) not in sys.path:  # run as a script from a clone: the training pack
 
 from sitar import Scorer  # noqa: E402
 from sitar.swer import EXTENTS, SwerParams, pair_swer, pair_value  # noqa: E402
+from training.evaluate_ab import SWER_T1_GRID as GRID  # noqa: E402
 from training.evaluate_ab import agreement  # noqa: E402
 
 
@@ -32,9 +33,6 @@ def _norms(text: str) -> list[str]:
     from sitar.text import tokenize
 
     return [t.norm for t in tokenize(text)]
-
-
-GRID = (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0)
 
 
 def main(argv: list[str] | None = None) -> int:

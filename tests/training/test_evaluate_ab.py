@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -158,6 +159,49 @@ def test_label_ceiling_matches_normalised_transcripts_and_breaks_ties_by_extent(
         label_scores([short, clash])
 
 
+def test_label_swer_reads_the_labelled_tiers_over_the_gaps_extent():
+    from sitar.errors import InputError
+    from sitar.swer import SwerParams
+    from training.evaluate_ab import label_swers
+
+    ref = "Send one unit to the north gate today."  # 8 tokens, 37 characters normalised
+    slip = _record("r1", ref, "send one unit to the north gate to day", [2])
+    garble = _record("r3", ref, "seventy referral the north gate today", [1])
+    k_slip = (ref, tuple("send one unit to the north gate to day".split()))
+    k_garble = (ref, tuple("seventy referral the north gate today".split()))
+    words = label_swers([slip, garble], SwerParams(t1_weight=0.5, extent="words"))
+    assert words[k_slip] == 2 / 8  # T2 weighs 1: "today" -> "to day" is 2 word edits
+    assert words[k_garble] == 0.5 * 4 / 8  # T1 at 0.5: four reference words replaced by two
+    chars = label_swers([slip, garble], SwerParams(t1_weight=1.0, extent="chars"))
+    assert chars[k_slip] == 1 / 37  # one inserted space
+    t0 = _record("r4", ref, "send one unit to the north gate to day", [0])
+    assert label_swers([t0], SwerParams())[k_slip] == 0.0  # T0 weighs nothing
+    broken = replace(slip, gaps=({"ref": "today"},))
+    with pytest.raises(InputError, match="r1.*token intervals"):
+        label_swers([broken], SwerParams())
+
+
+def test_best_label_swer_takes_the_grid_point_the_judge_agrees_with_most():
+    from training.evaluate_ab import best_label_swer
+
+    ref = "Send one unit to the north gate today."
+    slip = _record("r1", ref, "send one unit to the north gate to day", [2])
+    garble = _record("r3", ref, "seventy referral the north gate today", [1])
+    items = [
+        # the judge prefers the T1 garble to the T2 slip: 4 w / 8 < 2 / 8 needs w < 0.5 in words
+        {"judgement": "B", "reference": ref, "a": "send one unit to the north gate to day",
+         "b": "seventy referral the north gate today"},
+        # and the exact transcript to the garble: a strict win needs w > 0 (w = 0 ties, half)
+        {"judgement": "A", "reference": ref, "a": "Send one unit to the north gate today",
+         "b": "seventy referral the north gate today"},
+    ]  # fmt: skip
+    params, va, vb = best_label_swer(items, [slip, garble])
+    # words, w = 0.1 is the smallest weight with both right; in characters the garble is 12+
+    # edits against the slip's 1, so only w = 0 keeps the first item, and it ties the second
+    assert params.version == "swer-1:t1=0.1,ext=words"
+    assert va == [2 / 8, 0.0] and vb == [0.1 * 4 / 8] * 2
+
+
 def test_cli_ceiling_section_with_the_shipped_checkpoint(tmp_path, capsys):
     from sitar.records import write_records
     from training.evaluate_ab import main
@@ -187,7 +231,10 @@ def test_cli_ceiling_section_with_the_shipped_checkpoint(tmp_path, capsys):
     assert ceiling["items"] == 1 and ceiling["labels_files"] == [str(labels)]
     assert ceiling["metrics"]["labels"] == {"agreement": 0.5, "items": 1, "metric_ties": 1}
     assert ceiling["metrics"]["labels+extent"] == {"agreement": 1.0, "items": 1, "metric_ties": 0}
-    assert set(ceiling["metrics"]) == {"labels", "labels+extent", "sitar", "wer"}
+    assert set(ceiling["metrics"]) == {"labels", "labels+extent", "swer-labels", "sitar", "wer"}
+    # both T2: the labels' swer ranks the one-word slip (2 word edits) under the garble (4)
+    assert ceiling["metrics"]["swer-labels"] == {"agreement": 1.0, "items": 1, "metric_ties": 0}
+    assert ceiling["swer_labels_params"] == "swer-1:t1=0,ext=words"  # ties go to the smallest
     assert "ceiling: 1 items with both transcripts labelled" in capsys.readouterr().out
     assert main(["--set", str(ab), "--baselines", "", "--labels", str(tmp_path / "no")]) == 2
     assert "record file not found" in capsys.readouterr().err
@@ -282,3 +329,7 @@ def test_severity_benchmark_ab_ceiling_by_error_difference():
     assert out["labels"]["all"] == 0.5  # two ties count half each
     assert out["labels+extent"]["all"] == 0.5  # one right, one wrong
     assert out["labels+extent"]["2"] == 0.5 and math.isnan(out["labels"]["<=1"])
+    # swer of the labels, both T2: the slip (2 word edits) under the garble (4): one right, one
+    # wrong at every grid point, so the smallest T1 weight in words is named
+    assert out["swer-labels"]["all"] == 0.5
+    assert out["swer_labels_params"] == "swer-1:t1=0,ext=words"
