@@ -22,6 +22,13 @@
 #      challenge files, worked example) -> eval/candN.json;
 #   5. python -m benchmarks severity (severity benchmark, public A/B) -> eval/severity_candN.json;
 #   6. the wave-3 and wave-4 test splits by selection part -> eval/w3test_candN.json, w4test_candN.json.
+# CHOOSE_CUT=1 adds the T1/T2 cut of ../severity-val-cut/ (v39 on):
+#   7. the cut chosen on the transcript-level validation set (measure.py) -> eval/cut_candN.json;
+#   8. when its J beats 4.5's and the decoding is not median (the pre-registered rule), a copy of
+#      the checkpoint with scoring.t2_cut written and signed again (DATA/runs/candNc), evaluated by
+#      steps 4-6 into eval/*candNc.json. The candidate is candNc when it exists, else candN.
+# SPEED=1 adds step 9: python -m benchmarks speed on the candidate -> eval/speed_<candidate>.json
+# (run it with nothing else on the machine).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 2 ] || { echo "usage: evaluate.sh ID EXPERIMENT_DIR [DATA]" >&2; exit 2; }
@@ -89,20 +96,67 @@ if [ ! -s "$EV/swer_choose_cand$N.json" ]; then
   say "3. swer on the validation A/B set"
   "$PY" experiments/swer-params/choose.py --checkpoint "$CAND" --json "$EV/swer_choose_cand$N.json" --write
 fi
-if [ ! -s "$EV/cand$N.json" ]; then
-  say "4. evaluate.py"
-  "$PY" experiments/v11-wave3/evaluate.py --checkpoint "$CAND" --records-dir "$NF_EVAL" --out "$EV/cand$N.json"
-fi
-if [ ! -s "$EV/severity_cand$N.json" ]; then
-  say "5. severity benchmark"
-  "$PY" -m benchmarks severity --checkpoint "$CAND" --json "$EV/severity_cand$N.json"
-fi
-for W in w3 w4; do
-  if [ ! -s "$EV/${W}test_cand$N.json" ]; then
-    say "6. $W test split by selection part"
-    if [ "$W" = w3 ]; then F="$NF_EVAL/asr_w3_test.jsonl"; else F="$NF_EVAL_W4/asr_w4_test.jsonl"; fi
-    "$PY" -m training.evaluate_checkpoint --checkpoint "$CAND" --no-devset --records "$F" \
-      --by-selection -o "$EV/${W}test_cand$N.json" > /dev/null
+# Steps 4-6 for checkpoint $1, reports named after $2 (candN, or candNc for the cut copy).
+evaluate_files() {
+  local C=$1 T=$2
+  if [ ! -s "$EV/$T.json" ]; then
+    say "4. evaluate.py ($T)"
+    "$PY" experiments/v11-wave3/evaluate.py --checkpoint "$C" --records-dir "$NF_EVAL" --out "$EV/$T.json"
   fi
-done
-say "done: $EV; then python experiments/v11-wave3/make_results.py --id ... (../v22-soundalike/README.md)"
+  rm -rf "$EV/$T.parts"
+  if [ ! -s "$EV/severity_$T.json" ]; then
+    say "5. severity benchmark ($T)"
+    "$PY" -m benchmarks severity --checkpoint "$C" --json "$EV/severity_$T.json"
+  fi
+  for W in w3 w4; do
+    if [ ! -s "$EV/${W}test_$T.json" ]; then
+      say "6. $W test split by selection part ($T)"
+      if [ "$W" = w3 ]; then F="$NF_EVAL/asr_w3_test.jsonl"; else F="$NF_EVAL_W4/asr_w4_test.jsonl"; fi
+      "$PY" -m training.evaluate_checkpoint --checkpoint "$C" --no-devset --records "$F" \
+        --by-selection -o "$EV/${W}test_$T.json" > /dev/null
+    fi
+  done
+}
+evaluate_files "$CAND" "cand$N"
+CANDIDATE=$CAND TAG=cand$N
+if [ "${CHOOSE_CUT:-0}" = 1 ]; then
+  if [ ! -s "$EV/cut_cand$N.json" ]; then
+    say "7. T1/T2 cut on the transcript-level validation set"
+    "$PY" experiments/severity-val-cut/measure.py --checkpoint "$CAND" \
+      --validation "$NF_EVAL/asr_validation.jsonl" "$NF_EVAL/asr_w3_validation.jsonl" \
+      "$NF_EVAL_W4/asr_w4_validation.jsonl" "$NF_EVAL/synth_validation_1k.jsonl" \
+      --json "$EV/cut_cand$N.json"
+  fi
+  CUT=$("$PY" - "$EV/cut_cand$N.json" "$CAND/sitar_config.json" <<'EOF'
+import json, sys
+cut = json.load(open(sys.argv[1], encoding="utf-8"))
+decode = json.load(open(sys.argv[2], encoding="utf-8"))["scoring"].get("decode")
+by, k = cut["by_cut"], cut["chosen_cut"]
+print(k if by[str(k)]["J"] > by["4.5"]["J"] and decode != "median" else "none")
+EOF
+)
+  say "7. cut: $CUT"
+  if [ "$CUT" != none ]; then
+    if [ ! -d "${CAND}c" ]; then  # made in a scratch folder, then moved: never half-made
+      say "8. the cut copy ${CAND}c"
+      rm -rf "${CAND}c.tmp"
+      cp -r "$CAND" "${CAND}c.tmp"
+      "$PY" - "${CAND}c.tmp/sitar_config.json" "$CUT" <<'EOF'
+import json, sys
+path, cut = sys.argv[1], float(sys.argv[2])
+config = json.load(open(path, encoding="utf-8"))
+config["scoring"]["t2_cut"] = cut
+open(path, "w", encoding="utf-8").write(json.dumps(config, indent=2) + "\n")
+EOF
+      "$PY" -m sitar checkpoint sign "${CAND}c.tmp"
+      mv "${CAND}c.tmp" "${CAND}c"
+    fi
+    evaluate_files "${CAND}c" "cand${N}c"
+    CANDIDATE=${CAND}c TAG=cand${N}c
+  fi
+fi
+if [ "${SPEED:-0}" = 1 ] && [ ! -s "$EV/speed_$TAG.json" ]; then
+  say "9. speed ($TAG)"
+  "$PY" -m benchmarks speed --checkpoint "$CANDIDATE" --json "$EV/speed_$TAG.json"
+fi
+say "done: $EV (candidate $TAG); then python experiments/v11-wave3/make_results.py --id ... (../v22-soundalike/README.md)"

@@ -1,7 +1,8 @@
 # v41's making and evaluation as run (2026-12-05): the average of v39's step 600 and v40's step 400
 # (../v36-soup/average.py), exported from v39's run folder, then v40's evaluation
 # (../v40-teacher12-seed29/evaluate.sh) with the selection written by hand (nothing is selected).
-# Paths are this machine's.
+# The cut and speed steps ran as v40's script has them; they have since moved into the pipeline
+# (CHOOSE_CUT=1 SPEED=1, the same commands), which this script now calls. Paths are this machine's.
 #   bash experiments/v41-seed-soup/evaluate.sh
 set -euo pipefail
 cd /work/main
@@ -11,7 +12,6 @@ EV=$EXP/eval
 NF=/work/data/v35/nf4_eval
 NF4=/work/data/v35/nf4_eval_w4
 SOUP=/work/data/v41/soup.safetensors
-say() { echo "[eval41 $(date -u +%H:%M:%S)] $*"; }
 mkdir -p $EV /work/data/v41
 [ -s $SOUP ] || $PY experiments/v36-soup/average.py /work/runs/v39/evals/step-600/model.safetensors \
   /work/runs/v40/evals/step-400/model.safetensors $SOUP --alpha 0.5 --json $EV/average.json
@@ -38,33 +38,5 @@ fi
  "unknown": []
 }
 JSON
-CHOOSE_DECODE=1 RUN=/work/runs/v39 NF_EVAL=$NF NF_EVAL_W4=$NF4 PYTHON=$PY bash experiments/_pipeline/evaluate.sh v41 $EXP
-rm -rf $EV/cand41.parts
-[ -s $EV/cut_cand41.json ] || $PY experiments/severity-val-cut/measure.py --checkpoint /work/data/runs/cand41 \
-  --validation $NF/asr_validation.jsonl $NF/asr_w3_validation.jsonl $NF4/asr_w4_validation.jsonl \
-  $NF/synth_validation_1k.jsonl --json $EV/cut_cand41.json
-CUT=$($PY -c "
-import json,sys
-c=json.load(open('$EV/cut_cand41.json')); b=c['by_cut']; k=c['chosen_cut']
-print(k if b[str(k)]['J']>b['4.5']['J'] else 'none')")
-say "cut $CUT"
-DEC=$($PY -c "import json;print(json.load(open('/work/data/runs/cand41/sitar_config.json'))['scoring'].get('decode'))")
-say "decode $DEC"
-if [ "$CUT" != none ] && [ "$DEC" != median ]; then
-  rm -rf /work/data/runs/cand41c; cp -r /work/data/runs/cand41 /work/data/runs/cand41c
-  $PY -c "
-import json
-p='/work/data/runs/cand41c/sitar_config.json'; c=json.load(open(p)); c['scoring']['t2_cut']=float('$CUT')
-open(p,'w').write(json.dumps(c, indent=2)+'\n')"
-  /work/venv/bin/sitar checkpoint sign /work/data/runs/cand41c
-  C=/work/data/runs/cand41c; T=cand41c
-else
-  C=/work/data/runs/cand41; T=cand41
-fi
-[ -s $EV/$T.json ] || $PY experiments/v11-wave3/evaluate.py --checkpoint $C --records-dir $NF --out $EV/$T.json
-rm -rf $EV/$T.parts
-[ -s $EV/severity_$T.json ] || $PY -m benchmarks severity --checkpoint $C --json $EV/severity_$T.json
-[ -s $EV/w3test_$T.json ] || $PY -m training.evaluate_checkpoint --checkpoint $C --no-devset --records $NF/asr_w3_test.jsonl --by-selection -o $EV/w3test_$T.json > /dev/null
-[ -s $EV/w4test_$T.json ] || $PY -m training.evaluate_checkpoint --checkpoint $C --no-devset --records $NF4/asr_w4_test.jsonl --by-selection -o $EV/w4test_$T.json > /dev/null
-[ -s $EV/speed_$T.json ] || $PY -m benchmarks speed --checkpoint $C --json $EV/speed_$T.json
-say "EVAL41_DONE $T"
+CHOOSE_DECODE=1 CHOOSE_CUT=1 SPEED=1 RUN=/work/runs/v39 NF_EVAL=$NF NF_EVAL_W4=$NF4 PYTHON=$PY \
+  bash experiments/_pipeline/evaluate.sh v41 $EXP
