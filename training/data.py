@@ -295,21 +295,28 @@ def gap_step(tier: int, direction: int) -> int:
     return 3 * int(tier) + int(direction)
 
 
-def record_gap_extent(record: Record) -> float:
-    """:func:`sitar.gapscore.gap_extent` of a record's gaps (what tie-breaker version 3 reads):
-    the share of its reference and hypothesis tokens inside gaps, from each gap's token
-    intervals (``ref_tokens`` / ``hyp_tokens``, as :meth:`sitar.Segmentation.to_dict` writes
-    them)."""
-    from sitar.gapscore import gap_extent
-    from sitar.text import tokenize
-
+def record_gap_intervals(record: Record) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Each gap's ``((ref_start, ref_end), (hyp_start, hyp_end))`` token interval, as
+    :meth:`sitar.Segmentation.to_dict` writes them (``ref_tokens`` / ``hyp_tokens``); a gap
+    without them raises :class:`~sitar.errors.InputError`."""
     try:
-        refs = [tuple(g["ref_tokens"]) for g in record.gaps]
-        hyps = [tuple(g["hyp_tokens"]) for g in record.gaps]
+        return [(tuple(g["ref_tokens"]), tuple(g["hyp_tokens"])) for g in record.gaps]
     except (KeyError, TypeError) as e:
         raise InputError(
             f"record {record.id!r}: every gap needs its token intervals ref_tokens / hyp_tokens"
         ) from e
+
+
+def record_gap_extent(record: Record) -> float:
+    """:func:`sitar.gapscore.gap_extent` of a record's gaps (what tie-breaker version 3 reads):
+    the share of its reference and hypothesis tokens inside gaps, from each gap's token
+    intervals (:func:`record_gap_intervals`)."""
+    from sitar.gapscore import gap_extent
+    from sitar.text import tokenize
+
+    intervals = record_gap_intervals(record)
+    refs = [r for r, _ in intervals]
+    hyps = [h for _, h in intervals]
     return gap_extent(refs, hyps, len(tokenize(record.reference)), len(tokenize(record.hypothesis)))
 
 

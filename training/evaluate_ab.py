@@ -41,12 +41,18 @@ import numpy as np
 from sitar._main import ArgumentParser, tool_main
 from sitar.options import add_scorer_arguments, options_from_args
 
-__all__ = ["SWER_T1_GRID", "agreement", "evaluate_ab", "main"]
+__all__ = ["SWER_T1_GRID", "agreement", "evaluate_ab", "main", "swer_choice_key"]
 
 #: The T1 weights ``swer``'s parameters are chosen from, with each extent of
 #: :data:`sitar.swer.EXTENTS` (``experiments/swer-params/choose.py`` on the validation A/B set;
 #: :func:`best_label_swer`).
 SWER_T1_GRID: tuple[float, ...] = (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0)
+
+
+def swer_choice_key(agreement: float, t1_weight: float, extent: str) -> tuple[float, float, bool]:
+    """The order ``swer``'s parameters are chosen by: the highest agreement with the judge, a tie
+    going to the smaller T1 weight, then to ``words`` (the simpler measure)."""
+    return (agreement, -t1_weight, extent == "words")
 
 
 def agreement(items: Sequence[dict[str, Any]], values_a: Sequence[float],
@@ -130,21 +136,15 @@ def label_swers(records: Sequence[Any], params: Any) -> dict[tuple[str, tuple[st
     ``hyp_tokens``) with its hand-labelled nominal tiers and ``params``
     (:class:`sitar.swer.SwerParams`): the ``swer`` a model that reproduced the labels exactly would
     report. Clashing records raise as in :func:`label_scores`."""
-    from sitar.errors import InputError
     from sitar.swer import pair_value, swer_parts
     from sitar.text import tokenize
+    from training.data import record_gap_intervals
 
     def value(rec: Any) -> float:
-        try:
-            intervals = [(tuple(g["ref_tokens"]), tuple(g["hyp_tokens"])) for g in rec.gaps]
-        except (KeyError, TypeError) as e:
-            raise InputError(
-                f"record {rec.id!r}: every gap needs its token intervals ref_tokens / hyp_tokens"
-            ) from e
         return pair_value(*swer_parts(
             [t.norm for t in tokenize(rec.reference)],
             [t.norm for t in tokenize(rec.hypothesis)],
-            intervals, rec.tiers, params,
+            record_gap_intervals(rec), rec.tiers, params,
         ))  # fmt: skip
 
     return _label_table(records, value)
@@ -155,8 +155,8 @@ def best_label_swer(
 ) -> tuple[Any, list[float], list[float]]:
     """The ``swer`` parameters (every T1 weight of :data:`SWER_T1_GRID` with every extent of
     :data:`sitar.swer.EXTENTS`) under which the labels' ``swer`` (:func:`label_swers`) agrees best
-    with the judge of ``items`` (ties to the smaller T1 weight, then ``words``: the rule of
-    ``experiments/swer-params/choose.py``), with the A and B values of the labelled items
+    with the judge of ``items`` (:func:`swer_choice_key`, the order
+    ``experiments/swer-params/choose.py`` chooses by), with the A and B values of the labelled items
     (:func:`labelled_items`) under them. Chosen on ``items`` themselves, so it is an optimistic
     bound for that set, not a choice to report as a result."""
     from sitar.swer import EXTENTS, SwerParams
@@ -166,7 +166,7 @@ def best_label_swer(
         for w in SWER_T1_GRID:
             params = SwerParams(t1_weight=w, extent=ext)
             kept, va, vb = labelled_items(items, label_swers(records, params))
-            key = (agreement(kept, va, vb)["agreement"], -w, ext == "words")
+            key = swer_choice_key(agreement(kept, va, vb)["agreement"], w, ext)
             if best is None or key > best[0]:
                 best = (key, params, va, vb)
     assert best is not None  # the grid is not empty

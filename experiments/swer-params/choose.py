@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:  # run as a script from a clone: the training pack
 from sitar import Scorer  # noqa: E402
 from sitar.swer import EXTENTS, SwerParams, pair_swer, pair_value  # noqa: E402
 from training.evaluate_ab import SWER_T1_GRID as GRID  # noqa: E402
-from training.evaluate_ab import agreement  # noqa: E402
+from training.evaluate_ab import agreement, swer_choice_key  # noqa: E402
 
 
 def _norms(text: str) -> list[str]:
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         ag = agreement(items, vals[:n], vals[n:])
         peers[name] = ag
         print(f"peer {name:11s} agreement {ag['agreement']:.4f}")
-    best = max(rows, key=lambda r: (r["agreement"], -r["t1_weight"], r["extent"] == "words"))
+    best = max(rows, key=lambda r: swer_choice_key(r["agreement"], r["t1_weight"], r["extent"]))
     print(f"chosen: t1_weight={best['t1_weight']:g} extent={best['extent']}")
     if args.json:
         out = {
