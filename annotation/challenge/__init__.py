@@ -27,15 +27,22 @@ from sitar.errors import InputError
 __all__ = [
     "CATEGORIES",
     "CHALLENGE_FILE",
+    "CHALLENGE_V1_FILE",
     "POSITIONS",
     "SCOPE_CATEGORIES",
     "SCOPE_FILE",
+    "SCOPE_V1_FILE",
     "ChallengeItem",
     "band_of",
     "load_challenge",
 ]
 
-CHALLENGE_FILE = Path(__file__).resolve().parent / "sitar_challenge_v1.jsonl"
+_HERE = Path(__file__).resolve().parent
+#: The challenge file as first written (waves 1-2) and the scope file; version 2 of each is the
+#: re-read under rubric asr-v2 (``reread/``), which the gate reads.
+CHALLENGE_V1_FILE = _HERE / "sitar_challenge_v1.jsonl"
+SCOPE_V1_FILE = _HERE / "sitar_challenge_scope_v1.jsonl"
+CHALLENGE_FILE = CHALLENGE_V1_FILE
 CATEGORIES = (
     "direction", "antonym", "rewording", "flip", "short_command", "number_date", "negation",
     "disfluency",
@@ -43,7 +50,7 @@ CATEGORIES = (
 #: The scope file (2026-12-02): quantifier and frequency scope, written by hand by a helper
 #: session that saw neither the generator's quantifier family nor any model output. Scored on its
 #: own (``--file``), so the numbers of ``sitar_challenge_v1.jsonl`` stay comparable.
-SCOPE_FILE = Path(__file__).resolve().parent / "sitar_challenge_scope_v1.jsonl"
+SCOPE_FILE = SCOPE_V1_FILE
 SCOPE_CATEGORIES = ("quantifier", "frequency", "scope_rewording")
 #: spec §5 severity positions ``t + delta / 3`` by label.
 POSITIONS: dict[str, Fraction] = {
