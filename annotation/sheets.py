@@ -38,7 +38,7 @@ from sitar.records import Record
 from sitar.signature import make_signature
 from sitar.targets import DEFAULT_RHO, score_from_tiers
 
-__all__ = ["SHEET_COLUMNS", "SheetImport", "export_sheet", "import_sheets"]
+__all__ = ["SHEET_COLUMNS", "SheetImport", "export_sheet", "import_sheets", "reread_tier"]
 
 SHEET_COLUMNS = (
     "pair_id",
@@ -352,6 +352,22 @@ def majority_label(labels: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
         return None
     d, d_count = Counter(d for t, d in labels if t == tier).most_common(1)[0]
     return int(tier), (d if d_count * 2 > count else 0)
+
+
+def reread_tier(written: str, a: str, b: str) -> str:
+    """The tier of a case re-read by two readers (tiers ``"T0"``, ``"T1"``, ``"T2"``): their tier
+    when they agree; when they differ, the tier the case was written with if one of them gave it,
+    else the reader's tier nearer to it. The rule of every blind re-read of a public suite (the
+    invariance flips, the challenge files): a disagreement never moves a case further than one
+    reader took it."""
+    tiers = ("T0", "T1", "T2")
+    if any(t not in tiers for t in (written, a, b)):
+        raise InputError(f"tiers must be T0, T1 or T2, got {written!r}, {a!r}, {b!r}")
+    if a == b:
+        return a
+    if written in (a, b):
+        return written
+    return min((a, b), key=lambda t: abs(tiers.index(t) - tiers.index(written)))
 
 
 def cohen_kappa(matrix: Sequence[Sequence[int]]) -> tuple[float, float]:

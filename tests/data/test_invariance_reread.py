@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from annotation.sheets import reread_tier
 from benchmarks.invariance import SUITE_VERSION, load_suite
 from benchmarks.invariance.reread import apply
 
@@ -18,7 +19,7 @@ def test_committed_flips_and_slips_are_the_rule_applied_to_the_reads() -> None:
 
 
 def test_the_disagreement_rule() -> None:
-    final = apply.final_tier
+    final = reread_tier
     assert final("T2", "T0", "T0") == "T0"  # the readers agree: their tier
     assert final("T2", "T1", "T2") == "T2"  # they differ, one gave version 1's tier: kept
     assert final("T2", "T0", "T1") == "T1"  # neither did: the nearer to version 1's

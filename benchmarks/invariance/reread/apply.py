@@ -21,6 +21,7 @@ import csv
 import json
 from pathlib import Path
 
+from annotation.sheets import reread_tier
 from benchmarks.invariance import _FIELDS
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
@@ -42,14 +43,6 @@ def reads() -> dict[str, dict[str, tuple[str, str]]]:
     return out
 
 
-def final_tier(v1: str, a: str, b: str) -> str:
-    if a == b:
-        return a
-    if v1 in (a, b):
-        return v1
-    return min((a, b), key=lambda t: abs(TIERS.index(t) - TIERS.index(v1)))
-
-
 def build() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     items = [
         json.loads(line)
@@ -62,7 +55,7 @@ def build() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     slips: list[dict[str, str]] = []
     for item in items:
         r = read[item["id"]]
-        tier = final_tier(item["expected"], r["A"][0], r["B"][0])
+        tier = reread_tier(item["expected"], r["A"][0], r["B"][0])
         out = dict(item)
         if tier != item["expected"]:
             reader = "A" if r["A"][0] == tier else "B"
