@@ -1,15 +1,19 @@
 """The public SITAR challenge file (issue #12): hand-written pairs with an expected tier band.
 
-``sitar_challenge_v1.jsonl`` holds one case per line: ``id``, ``category``, ``reference``,
+``sitar_challenge_v2.jsonl`` (:data:`CHALLENGE_FILE`; version 1, as first written, is
+``sitar_challenge_v1.jsonl``, and ``reread/`` turns it into version 2 by two blind readings under
+rubric asr-v2) holds one case per line: ``id``, ``category``, ``reference``,
 ``hypothesis``, ``expected`` (the highest spec §5 (docs/spec.md) severity position of the pair's gaps: ``T0``,
 ``T1``, ``T2`` or a boundary position such as ``T0->T1``), ``band`` (the normalised interval that
 position gives, ``[beta / (7/3), (beta + 1/3) / (7/3))``, as exact fractions), a one-line
 ``reason`` and ``source``. Every case was written and judged by hand against spec §0/§6 (T0
-expression only, T1 uptake changes with the outcome preserved, T2 outcome changes). None of its
+expression only, T1 uptake changes with the outcome preserved, T2 outcome changes); in version 2
+a case whose two readers under rubric asr-v2 moved it carries their tier and a ``re-read:``
+reason (4 of 169; none of the scope file's 48). None of its
 pairs occurs in the synthetic generator's sources or the dev set (``tests/data/test_challenge.py``).
 
 :func:`load_challenge` reads and validates the file; :mod:`annotation.challenge.evaluate` scores
-it with any checkpoint. ``sitar_challenge_scope_v1.jsonl`` (:data:`SCOPE_FILE`, categories
+it with any checkpoint. ``sitar_challenge_scope_v2.jsonl`` (:data:`SCOPE_FILE`, categories
 :data:`SCOPE_CATEGORIES`) is a second file of the same format on quantifier and frequency scope,
 scored on its own with ``--file``.
 """
@@ -42,15 +46,15 @@ _HERE = Path(__file__).resolve().parent
 #: re-read under rubric asr-v2 (``reread/``), which the gate reads.
 CHALLENGE_V1_FILE = _HERE / "sitar_challenge_v1.jsonl"
 SCOPE_V1_FILE = _HERE / "sitar_challenge_scope_v1.jsonl"
-CHALLENGE_FILE = CHALLENGE_V1_FILE
+CHALLENGE_FILE = _HERE / "sitar_challenge_v2.jsonl"
 CATEGORIES = (
     "direction", "antonym", "rewording", "flip", "short_command", "number_date", "negation",
     "disfluency",
 )  # fmt: skip
 #: The scope file (2026-12-02): quantifier and frequency scope, written by hand by a helper
 #: session that saw neither the generator's quantifier family nor any model output. Scored on its
-#: own (``--file``), so the numbers of ``sitar_challenge_v1.jsonl`` stay comparable.
-SCOPE_FILE = SCOPE_V1_FILE
+#: own (``--file``), so the numbers of the main file stay comparable.
+SCOPE_FILE = _HERE / "sitar_challenge_scope_v2.jsonl"
 SCOPE_CATEGORIES = ("quantifier", "frequency", "scope_rewording")
 #: spec §5 severity positions ``t + delta / 3`` by label.
 POSITIONS: dict[str, Fraction] = {

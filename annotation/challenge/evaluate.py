@@ -2,7 +2,7 @@
 
 ``python -m annotation.challenge.evaluate [--checkpoint PATH] [--json OUT]`` loads the checkpoint
 with :meth:`sitar.Scorer.load` (default: the packaged default checkpoint), scores every case of
-``sitar_challenge_v1.jsonl`` and prints, per category and overall:
+``sitar_challenge_v2.jsonl`` (or ``--file``) and prints, per category and overall:
 
 * **in band**: the share of cases whose normalised score lies in the expected band
   ``[beta / (7/3), (beta + 1/3) / (7/3))`` (the gate: the issue asks for >= 95 %);
@@ -42,6 +42,7 @@ from annotation.challenge import (
     load_challenge,
 )
 from sitar._main import ArgumentParser, tool_main
+from sitar.integrity import sha256_file
 from sitar.options import add_scorer_arguments, options_from_args
 from sitar.text import tokenize
 
@@ -160,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     items = load_challenge(args.file)
     scorer = Scorer.load(options_from_args(args))
     report = evaluate(scorer, items, batch_size=args.batch_size)
+    report["file"] = {"name": args.file.name, "sha256": sha256_file(args.file)}
     print(f"signature: {report['signature']}")
+    print(f"file: {args.file.name} (sha256 {report['file']['sha256'][:12]})")
     print(f"{'category':16s} {'n':>4s} {'in band':>8s} {'region':>8s} {'pairs':>6s} "
           f"{'SITAR ord':>9s} {'WER ord':>8s}")  # fmt: skip
     for cat, row in report["per_category"].items():

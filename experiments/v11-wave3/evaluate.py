@@ -80,7 +80,7 @@ def main() -> int:
                       "--json", str(tmp / "challenge.json")],
         "scope_challenge": [py, "-m", "annotation.challenge.evaluate", "--checkpoint",
                             args.checkpoint, "--file",
-                            "annotation/challenge/sitar_challenge_scope_v1.jsonl",
+                            "annotation/challenge/sitar_challenge_scope_v2.jsonl",
                             "--json", str(tmp / "scope_challenge.json")],
     }  # fmt: skip
     for name, cmd in runs.items():

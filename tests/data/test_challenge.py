@@ -227,3 +227,18 @@ def test_shipped_model_puts_95_percent_in_band() -> None:
     overall = report["per_category"]["overall"]
     misses = [r["id"] for r in report["items"] if not r["in_band"]]
     assert overall["in_band"] >= 0.95, (overall, misses)
+
+
+def test_the_report_names_the_file_it_scored(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("onnxruntime")
+    from annotation.challenge.evaluate import main
+    from sitar.integrity import sha256_file
+
+    small = tmp_path / "two.jsonl"
+    small.write_text("".join(CHALLENGE_FILE.read_text("utf-8").splitlines(True)[:2]), "utf-8")
+    out = tmp_path / "report.json"
+    assert main(["--file", str(small), "--json", str(out)]) == 0
+    report = json.loads(out.read_text("utf-8"))
+    assert report["file"] == {"name": "two.jsonl", "sha256": sha256_file(small)}
+    assert len(report["items"]) == 2
+    assert f"file: two.jsonl (sha256 {sha256_file(small)[:12]})" in capsys.readouterr().out

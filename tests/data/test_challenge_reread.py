@@ -111,3 +111,18 @@ def test_readings_are_checked(tmp_path: Path) -> None:
     path.unlink()
     with pytest.raises(InputError, match="reader B's reading is missing"):
         apply.readings(tmp_path)
+
+
+def test_committed_version_2_is_the_rule_applied_to_the_reads() -> None:
+    from annotation.challenge import CHALLENGE_FILE, SCOPE_FILE
+
+    assert set(apply.VERSIONS.values()) == {CHALLENGE_FILE, SCOPE_FILE}
+    assert apply.main(["--check"]) == 0
+    v1 = {c.id: c for c in load_challenge(CHALLENGE_V1_FILE)}
+    v2 = {c.id: c for c in load_challenge(CHALLENGE_FILE)}
+    assert list(v1) == list(v2)
+    changed = {cid: v2[cid].expected for cid in v1 if v1[cid] != v2[cid]}
+    assert changed == {"ch-007": "T0", "ch-031": "T1", "ch-080": "T1", "ch-165": "T1"}
+    assert [c.expected for c in load_challenge(SCOPE_FILE)] == [
+        c.expected for c in load_challenge(SCOPE_V1_FILE)
+    ]
