@@ -25,7 +25,7 @@ import csv
 import io
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,14 @@ from sitar.records import Record
 from sitar.signature import make_signature
 from sitar.targets import DEFAULT_RHO, score_from_tiers
 
-__all__ = ["SHEET_COLUMNS", "SheetImport", "export_sheet", "import_sheets", "reread_tier"]
+__all__ = [
+    "SHEET_COLUMNS",
+    "SheetImport",
+    "export_sheet",
+    "import_sheets",
+    "reread_tier",
+    "write_derived",
+]
 
 SHEET_COLUMNS = (
     "pair_id",
@@ -368,6 +375,23 @@ def reread_tier(written: str, a: str, b: str) -> str:
     if written in (a, b):
         return written
     return min((a, b), key=lambda t: abs(tiers.index(t) - tiers.index(written)))
+
+
+def write_derived(outputs: Mapping[Path, str], *, check: bool) -> int:
+    """Write committed files that a script derives from committed inputs (a re-read's suite
+    version, its blank sheets), or with ``check`` only say whether they are stale: prints
+    ``up to date`` or ``stale: NAMES`` and returns 0 or 1 (a missing file is stale)."""
+    if check:
+        stale = [
+            path.name
+            for path, text in outputs.items()
+            if not path.is_file() or path.read_text(encoding="utf-8") != text
+        ]
+        print("stale: " + ", ".join(stale) if stale else "up to date")
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
+    return 0
 
 
 def cohen_kappa(matrix: Sequence[Sequence[int]]) -> tuple[float, float]:

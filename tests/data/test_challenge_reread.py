@@ -126,3 +126,17 @@ def test_committed_version_2_is_the_rule_applied_to_the_reads() -> None:
     assert [c.expected for c in load_challenge(SCOPE_FILE)] == [
         c.expected for c in load_challenge(SCOPE_V1_FILE)
     ]
+
+
+def test_write_derived_writes_and_reports_stale_files(tmp_path: Path, capsys) -> None:
+    from annotation.sheets import write_derived
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    b.write_text("old\n", encoding="utf-8")
+    outputs = {a: "new a\n", b: "new b\n"}
+    assert write_derived(outputs, check=True) == 1
+    assert capsys.readouterr().out == "stale: a.jsonl, b.jsonl\n"
+    assert not a.exists() and b.read_text(encoding="utf-8") == "old\n"  # a check writes nothing
+    assert write_derived(outputs, check=False) == 0
+    assert write_derived(outputs, check=True) == 0
+    assert capsys.readouterr().out == "up to date\n"

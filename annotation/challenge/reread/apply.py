@@ -29,7 +29,7 @@ from annotation.challenge import (
     load_challenge,
 )
 from annotation.challenge.reread.make_sheets import HERE, READERS
-from annotation.sheets import reread_tier
+from annotation.sheets import reread_tier, write_derived
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
 
@@ -124,15 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     outputs = build()
     if args.check:
-        stale = [
-            p.name
-            for p, text in outputs.items()
-            if not p.is_file() or p.read_text(encoding="utf-8") != text
-        ]
-        print("stale: " + ", ".join(stale) if stale else "up to date")
-        return 1 if stale else 0
+        return write_derived(outputs, check=True)
+    write_derived(outputs, check=False)
     for path, text in outputs.items():
-        path.write_text(text, encoding="utf-8")
         changed = sum('"reason": "re-read: ' in line for line in text.splitlines())
         print(f"{path.name}: {len(text.splitlines())} cases, {changed} changed")
     return 0

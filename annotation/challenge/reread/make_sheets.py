@@ -18,6 +18,7 @@ import random
 from pathlib import Path
 
 from annotation.challenge import CHALLENGE_V1_FILE, SCOPE_V1_FILE, load_challenge
+from annotation.sheets import write_derived
 from sitar._main import ArgumentParser, tool_main
 
 HERE = Path(__file__).resolve().parent
@@ -55,12 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     texts, key = sheets()
     texts["key.json"] = json.dumps(key, indent=0) + "\n"
+    outputs = {HERE / name: text for name, text in texts.items()}
     if args.check:
-        stale = [n for n, t in texts.items() if (HERE / n).read_text(encoding="utf-8") != t]
-        print("stale: " + ", ".join(stale) if stale else "up to date")
-        return 1 if stale else 0
-    for name, text in texts.items():
-        (HERE / name).write_text(text, encoding="utf-8")
+        return write_derived(outputs, check=True)
+    write_derived(outputs, check=False)
     print(f"{len(key) // len(READERS)} cases a sheet, readers {', '.join(READERS)}")
     return 0
 

@@ -21,7 +21,7 @@ import csv
 import json
 from pathlib import Path
 
-from annotation.sheets import reread_tier
+from annotation.sheets import reread_tier, write_derived
 from benchmarks.invariance import _FIELDS
 from sitar._main import ArgumentParser, tool_main
 from sitar.errors import InputError
@@ -87,11 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         HERE.parent / "slips.jsonl": render(slips),
     }
     if args.check:
-        stale = [p.name for p, text in outputs.items() if p.read_text(encoding="utf-8") != text]
-        print("stale: " + ", ".join(stale) if stale else "up to date")
-        return 1 if stale else 0
-    for path, text in outputs.items():
-        path.write_text(text, encoding="utf-8")
+        return write_derived(outputs, check=True)
+    write_derived(outputs, check=False)
     print(f"{len(flips)} flips, {len(slips)} slips")
     return 0
 
