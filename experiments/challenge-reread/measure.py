@@ -16,8 +16,11 @@ sys.path.insert(0, str(ROOT))
 
 from annotation.challenge import load_challenge  # noqa: E402
 from annotation.challenge.reread.apply import VERSIONS, nominal_tier, readings  # noqa: E402
+from annotation.challenge.reread.make_sheets import HERE, READERS  # noqa: E402
 from annotation.sheets import cohen_kappa  # noqa: E402
 from sitar._main import ArgumentParser, tool_main  # noqa: E402
+from sitar._version import __version__  # noqa: E402
+from sitar.integrity import sha256_file  # noqa: E402
 
 TIERS = ("T0", "T1", "T2")
 #: evaluation-file key of each version-1 file's cases
@@ -103,7 +106,16 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     for f in files.values():
         del f["v1"], f["v2"]
-    out = {"study": "challenge-reread", "files": files, "evaluations": rows}
+    inputs = [HERE / "key.json", *(HERE / f"read_{r}.csv" for r in READERS)]
+    inputs += [p for pair in VERSIONS.items() for p in pair]
+    out = {
+        "study": "challenge-reread",
+        "made_by": "python experiments/challenge-reread/measure.py",
+        "versions": {"sitar": __version__},
+        "inputs": {str(p.relative_to(ROOT)): sha256_file(p) for p in inputs},
+        "files": files,
+        "evaluations": rows,
+    }
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for key, f in files.items():
         r = f["readers"]
